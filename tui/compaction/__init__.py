@@ -1,0 +1,1 @@
+"""Compaction: token estimates, cut points, pruning, file ops, serialization, summaries and the engine."""

@@ -1,0 +1,1 @@
+"""Settings: the pydantic-settings model, the comment-keeping tomlkit writer and the file watcher."""

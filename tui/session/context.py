@@ -1,0 +1,218 @@
+"""Build the message list the model sees from a session path, exactly as pi's ``buildSessionContext``.
+
+The path runs from the root to the leaf. The latest compaction on it replaces everything before its
+``firstKeptEntryId`` with a summary message. kompakt's prune entries (DESIGN.md deviation 6) replace
+old tool outputs here, at build time, so the file itself is never rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import prompts
+from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, Message, iso_to_ms, is_custom
+
+_UNSET: Any = object()
+
+
+@dataclass
+class SessionContext:
+    """The messages for the model plus the thinking level and model in force at the leaf."""
+
+    messages: list[Message] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: dict[str, str] | None = None
+    # Entry id of each message (None for the synthetic compaction summary), parallel to `messages`.
+    entry_ids: list[str | None] = field(default_factory=list)
+
+
+def entry_to_message(entry: Entry) -> Message | None:
+    """The context message an entry contributes, or None (pi's getMessageFromEntry mapping)."""
+    kind = entry.get("type")
+    if kind == "message":
+        return entry.get("message")
+    if kind == "custom_message":
+        return {
+            "role": "custom",
+            "customType": entry.get("customType"),
+            "content": entry.get("content"),
+            "display": entry.get("display"),
+            "details": entry.get("details"),
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+    if kind == "branch_summary":
+        if not entry.get("summary"):
+            return None
+        return {
+            "role": "branchSummary",
+            "summary": entry["summary"],
+            "fromId": entry.get("fromId"),
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+    if kind == "compaction":
+        return compaction_summary_message(entry)
+    return None
+
+
+def compaction_summary_message(entry: Entry) -> Message:
+    return {
+        "role": "compactionSummary",
+        "summary": entry.get("summary", ""),
+        "tokensBefore": entry.get("tokensBefore", 0),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+
+
+def path_to(by_id: Mapping[str, Entry], leaf_id: str) -> list[Entry]:
+    """Entries from the root to ``leaf_id``; a missing parent ends the walk (an orphan's sub-path)."""
+    path: list[Entry] = []
+    seen: set[str] = set()
+    current = by_id.get(leaf_id)
+    while current is not None:
+        path.append(current)
+        seen.add(current["id"])
+        parent = current.get("parentId")
+        if parent is None or parent in seen:
+            break
+        current = by_id.get(parent)
+    path.reverse()
+    return path
+
+
+def pruned_outputs(path: Sequence[Entry]) -> dict[str, int]:
+    """Tool-result entry ids pruned by kompakt prune entries on this path, with their original tokens."""
+    pruned: dict[str, int] = {}
+    for entry in path:
+        if is_custom(entry, PRUNE_CUSTOM_TYPE):
+            data = entry.get("data") or {}
+            for entry_id, tokens in (data.get("entries") or {}).items():
+                pruned[entry_id] = int(tokens)
+    return pruned
+
+
+def pruned_tool_result(message: Message, tokens: int) -> Message:
+    """A tool result whose output was pruned: only a notice remains (images are dropped too)."""
+    replaced = dict(message)
+    replaced["content"] = [{"type": "text", "text": f"[Output truncated - {tokens} tokens]"}]
+    return replaced
+
+
+def build_session_context(
+    entries: Sequence[Entry],
+    leaf_id: str | None = _UNSET,
+    by_id: Mapping[str, Entry] | None = None,
+) -> SessionContext:
+    """The context at ``leaf_id``: an unknown or omitted leaf falls back to the last entry, None is empty."""
+    if leaf_id is None or not entries:
+        return SessionContext()
+    if by_id is None:
+        by_id = {e["id"]: e for e in entries if "id" in e}
+    if leaf_id is _UNSET or leaf_id not in by_id:
+        leaf_id = entries[-1].get("id")
+        if leaf_id is None:
+            return SessionContext()
+    path = path_to(by_id, leaf_id)
+    return context_from_path(path)
+
+
+def context_from_path(path: Sequence[Entry]) -> SessionContext:
+    ctx = SessionContext()
+    compaction_index = -1
+    for index, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            ctx.thinking_level = entry.get("thinkingLevel", "off")
+        elif kind == "model_change":
+            ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+        elif kind == "message":
+            msg = entry.get("message") or {}
+            if msg.get("role") == "assistant":
+                ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
+        elif kind == "compaction":
+            compaction_index = index
+    pruned = pruned_outputs(path)
+
+    def emit(entry: Entry) -> None:
+        if entry.get("type") == "compaction":
+            return
+        message = entry_to_message(entry)
+        if message is None:
+            return
+        if pruned and entry["id"] in pruned and message.get("role") == "toolResult":
+            message = pruned_tool_result(message, pruned[entry["id"]])
+        ctx.messages.append(message)
+        ctx.entry_ids.append(entry["id"])
+
+    if compaction_index < 0:
+        for entry in path:
+            emit(entry)
+        return ctx
+
+    compaction = path[compaction_index]
+    ctx.messages.append(compaction_summary_message(compaction))
+    ctx.entry_ids.append(compaction["id"])
+    first_kept = compaction.get("firstKeptEntryId")
+    keeping = False
+    for entry in path[:compaction_index]:
+        if entry.get("id") == first_kept:
+            keeping = True
+        if keeping:
+            emit(entry)
+    for entry in path[compaction_index + 1 :]:
+        emit(entry)
+    return ctx
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
+
+
+def bash_execution_text(message: Message) -> str:
+    output = message.get("output") or ""
+    body = f"```\n{output}\n```" if output else "(no output)"
+    status = ""
+    if message.get("cancelled"):
+        status = "\n\n(The command was cancelled.)"
+    elif message.get("exitCode") not in (0, None):
+        status = f"\n\nIt exited with code {message.get('exitCode')}."
+    if message.get("truncated") and message.get("fullOutputPath"):
+        status += f"\n\nThe output was truncated; the full output is in {message['fullOutputPath']}"
+    return prompts.render("bash_execution", command=message.get("command", ""), output=body, status=status)
+
+
+def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
+    """Map every context role onto the three the provider knows: user, assistant and toolResult."""
+    out: list[Message] = []
+    for message in messages:
+        role = message.get("role")
+        if role in ("user", "assistant", "toolResult"):
+            out.append(message)
+        elif role == "bashExecution":
+            if message.get("excludeFromContext"):
+                continue
+            text = bash_execution_text(message)
+            out.append({"role": "user", "content": [{"type": "text", "text": text}],
+                        "timestamp": message.get("timestamp")})
+        elif role == "custom":
+            content = message.get("content")
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            out.append({"role": "user", "content": content, "timestamp": message.get("timestamp")})
+        elif role == "branchSummary":
+            text = prompts.render("branch_summary_context", summary=message.get("summary", ""))
+            out.append({"role": "user", "content": [{"type": "text", "text": text}],
+                        "timestamp": message.get("timestamp")})
+        elif role == "compactionSummary":
+            text = prompts.render("compaction_context", summary=message.get("summary", ""))
+            out.append({"role": "user", "content": [{"type": "text", "text": text}],
+                        "timestamp": message.get("timestamp")})
+    return out
+
+
+def message_text(message: Message) -> str:
+    """The plain text of a message's text blocks (for display, search and tests)."""
+    return _text_of(message.get("content"))

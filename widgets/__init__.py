@@ -1,0 +1,1 @@
+"""Reusable Textual widgets: chat pane, session tree, compaction timeline, settings form, status."""
