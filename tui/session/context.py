@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import prompts
-from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, Message, iso_to_ms, is_custom
+from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, Message, is_custom, iso_to_ms
 
 _UNSET: Any = object()
 
@@ -195,8 +195,13 @@ def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
             if message.get("excludeFromContext"):
                 continue
             text = bash_execution_text(message)
-            out.append({"role": "user", "content": [{"type": "text", "text": text}],
-                        "timestamp": message.get("timestamp")})
+            out.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "timestamp": message.get("timestamp"),
+                }
+            )
         elif role == "custom":
             content = message.get("content")
             if isinstance(content, str):
@@ -204,12 +209,22 @@ def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
             out.append({"role": "user", "content": content, "timestamp": message.get("timestamp")})
         elif role == "branchSummary":
             text = prompts.render("branch_summary_context", summary=message.get("summary", ""))
-            out.append({"role": "user", "content": [{"type": "text", "text": text}],
-                        "timestamp": message.get("timestamp")})
+            out.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "timestamp": message.get("timestamp"),
+                }
+            )
         elif role == "compactionSummary":
             text = prompts.render("compaction_context", summary=message.get("summary", ""))
-            out.append({"role": "user", "content": [{"type": "text", "text": text}],
-                        "timestamp": message.get("timestamp")})
+            out.append(
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": text}],
+                    "timestamp": message.get("timestamp"),
+                }
+            )
     return out
 
 

@@ -1,0 +1,130 @@
+"""The tree index over a session's entries: children by timestamp, roots, paths, branch points, labels.
+
+It is updated entry by entry on append (no full rebuild), so a live session and watch mode stay cheap.
+kompakt's leaf markers (DESIGN.md deviation 1) are kept out of the tree: they would otherwise turn
+every navigation target into a false branch point.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator
+
+from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom, iso_to_ms
+
+
+class TreeIndex:
+    """Parent/child links, labels and the session name over a growing list of entries."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.by_id: dict[str, Entry] = {}
+        self.children: dict[str, list[str]] = {}
+        self.roots: list[str] = []
+        self.labels: dict[str, str] = {}
+        self.name: str | None = None
+        self._sort_keys: dict[str, tuple[int, int]] = {}
+        self._waiting: dict[str, list[str]] = {}  # missing parent id → orphans that name it
+        self._markers: dict[str, str | None] = {}  # leaf marker id → the entry it points at
+        self._order = 0
+        for entry in entries:
+            self.add(entry)
+
+    # --- building -----------------------------------------------------------------------------
+    def add(self, entry: Entry) -> None:
+        entry_id = entry.get("id")
+        if not isinstance(entry_id, str):
+            return
+        self.by_id[entry_id] = entry
+        kind = entry.get("type")
+        if kind == "label":
+            target, label = entry.get("targetId"), entry.get("label")
+            if isinstance(target, str):
+                if label:
+                    self.labels[target] = str(label)
+                else:
+                    self.labels.pop(target, None)
+        elif kind == "session_info" and entry.get("name"):
+            self.name = str(entry["name"])
+        if is_custom(entry, LEAF_CUSTOM_TYPE):
+            self._markers[entry_id] = self._resolve_parent(entry.get("parentId"))
+            return
+        self._order += 1
+        self._sort_keys[entry_id] = (iso_to_ms(entry.get("timestamp")), self._order)
+        self.children.setdefault(entry_id, [])
+        parent = self._resolve_parent(entry.get("parentId"))
+        if parent is None or parent == entry_id:
+            self._insert(self.roots, entry_id)
+        elif parent in self.children:
+            self._insert(self.children[parent], entry_id)
+        else:
+            # An orphan is a root until (if ever) its parent shows up.
+            self._insert(self.roots, entry_id)
+            self._waiting.setdefault(parent, []).append(entry_id)
+        for orphan in self._waiting.pop(entry_id, []):
+            if orphan in self.path_ids(entry_id):
+                continue  # a parent cycle in a damaged file: the orphan stays a root
+            self.roots.remove(orphan)
+            self._insert(self.children[entry_id], orphan)
+
+    def _resolve_parent(self, parent: str | None) -> str | None:
+        # pi appends after our leaf marker; such an entry hangs under the entry the marker points at.
+        while parent in self._markers:
+            parent = self._markers[parent]
+        return parent
+
+    def _insert(self, siblings: list[str], entry_id: str) -> None:
+        keys = self._sort_keys
+        bisect.insort(siblings, entry_id, key=lambda i: keys[i])
+
+    # --- queries ------------------------------------------------------------------------------
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self.by_id
+
+    def __len__(self) -> int:
+        return len(self._sort_keys)
+
+    def parent_of(self, entry_id: str) -> str | None:
+        parent = self._resolve_parent(self.by_id[entry_id].get("parentId"))
+        return parent if parent in self.children and parent != entry_id else None
+
+    def path_ids(self, entry_id: str | None) -> list[str]:
+        """Ids from the root to ``entry_id`` (inclusive); [] for None."""
+        path: list[str] = []
+        seen: set[str] = set()
+        current = entry_id
+        while current is not None and current in self.by_id and current not in seen:
+            path.append(current)
+            seen.add(current)
+            parent = self.by_id[current].get("parentId")
+            current = parent if parent != current else None
+        path.reverse()
+        return path
+
+    def path(self, entry_id: str | None) -> list[Entry]:
+        return [self.by_id[i] for i in self.path_ids(entry_id)]
+
+    def common_ancestor(self, a: str | None, b: str | None) -> str | None:
+        """The deepest entry on both root paths, or None."""
+        if a is None or b is None:
+            return None
+        on_a = set(self.path_ids(a))
+        for entry_id in reversed(self.path_ids(b)):
+            if entry_id in on_a:
+                return entry_id
+        return None
+
+    def branch_points(self) -> list[str]:
+        return [i for i, kids in self.children.items() if len(kids) > 1]
+
+    def leaves(self) -> list[str]:
+        return [i for i, kids in self.children.items() if not kids]
+
+    def descendants(self, entry_id: str) -> Iterator[str]:
+        stack = list(reversed(self.children.get(entry_id, [])))
+        while stack:
+            current = stack.pop()
+            yield current
+            stack.extend(reversed(self.children.get(current, [])))
+
+    def label(self, entry_id: str) -> str | None:
+        return self.labels.get(entry_id)
