@@ -1,0 +1,170 @@
+"""Token estimates and context-size arithmetic, exactly as pi's chars/4 heuristic.
+
+pi measures text with JavaScript's ``string.length`` (UTF-16 code units) and divides by four,
+rounding up, per message. The usage-based context size adds that estimate for the messages after
+the last assistant reply that reported real usage. Everything here is pure and cheap enough to run
+on every keystroke of the UI.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from tui.session.entries import Entry, Message
+
+# pi counts every image block of a custom or tool-result message as 4800 chars (1200 tokens).
+IMAGE_CHARS = 4800
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units, like JavaScript's ``string.length``."""
+    if text.isascii():
+        return len(text)
+    # Encoding runs in C and beats scanning for characters beyond the BMP (two code units each).
+    return len(text.encode("utf-16-le", "surrogatepass")) >> 1
+
+
+# The fallback for what orjson refuses (integers beyond 64 bits, lone surrogates).
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def json_compact(value: Any) -> str:
+    """``JSON.stringify`` for parsed JSON values: no spaces, non-ASCII kept as is."""
+    try:
+        # orjson writes what JSON.stringify writes for parsed JSON, ten times faster than json.
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return _COMPACT_JSON.encode(value)
+
+
+def _json_len(value: Any) -> int:
+    """``JSON.stringify(value).length`` without decoding ASCII output."""
+    try:
+        raw = orjson.dumps(value)
+    except TypeError:
+        return utf16_len(_COMPACT_JSON.encode(value))
+    return len(raw) if raw.isascii() else utf16_len(raw.decode())
+
+
+# The helpers below inline utf16_len: they run once per message on every estimate.
+
+
+def _text_blocks_chars(content: Any, image_chars: int) -> int:
+    if isinstance(content, str):
+        return len(content) if content.isascii() else utf16_len(content)
+    chars = 0
+    for block in content or ():
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if text:
+                chars += len(text) if text.isascii() else utf16_len(text)
+        elif kind == "image":
+            chars += image_chars
+    return chars
+
+
+def _assistant_chars(content: Any) -> int:
+    chars = 0
+    for block in content or ():
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text") or ""
+        elif kind == "thinking":
+            text = block.get("thinking") or ""
+        elif kind == "toolCall":
+            text = block.get("name") or ""
+            chars += _json_len(block.get("arguments"))
+        else:
+            continue
+        chars += len(text) if text.isascii() else utf16_len(text)
+    return chars
+
+
+def estimate_tokens(message: Message) -> int:
+    """pi's ``estimateTokens``: ceil(chars / 4) with the per-role rules; unknown roles count 0."""
+    role = message.get("role")
+    if role == "toolResult" or role == "custom":
+        chars = _text_blocks_chars(message.get("content"), IMAGE_CHARS)
+    elif role == "assistant":
+        chars = _assistant_chars(message.get("content"))
+    elif role == "user":
+        # Images in user messages count nothing (pi's rule, unlike tool results).
+        chars = _text_blocks_chars(message.get("content"), 0)
+    elif role == "bashExecution":
+        chars = utf16_len(message.get("command") or "") + utf16_len(message.get("output") or "")
+    elif role == "branchSummary" or role == "compactionSummary":
+        chars = utf16_len(message.get("summary") or "")
+    else:
+        return 0
+    return (chars + 3) >> 2  # ceil(chars / 4)
+
+
+def calculate_context_tokens(usage: Mapping[str, Any]) -> int:
+    """The context size a usage record reports: ``totalTokens`` if set, else the sum of its parts."""
+    total = usage.get("totalTokens")
+    if total:
+        return int(total)
+    return int(
+        (usage.get("input") or 0)
+        + (usage.get("output") or 0)
+        + (usage.get("cacheRead") or 0)
+        + (usage.get("cacheWrite") or 0)
+    )
+
+
+def assistant_usage(message: Message) -> dict[str, Any] | None:
+    """The usage of an assistant reply that completed (not aborted, not an error), else None."""
+    if message.get("role") != "assistant" or message.get("stopReason") in ("aborted", "error"):
+        return None
+    usage = message.get("usage")
+    # Any usage object counts, even an empty one (a JavaScript object is always truthy).
+    return usage if isinstance(usage, dict) else None
+
+
+def get_last_assistant_usage(entries: Sequence[Entry]) -> dict[str, Any] | None:
+    """The usage of the last completed assistant ``message`` entry, or None."""
+    for entry in reversed(entries):
+        if entry.get("type") == "message":
+            usage = assistant_usage(entry.get("message") or {})
+            if usage is not None:
+                return usage
+    return None
+
+
+@dataclass(frozen=True)
+class ContextEstimate:
+    """The context size: real usage of the last completed reply plus an estimate of what followed."""
+
+    tokens: int
+    usage_tokens: int
+    trailing_tokens: int
+    last_usage_index: int | None
+
+
+def estimate_context_tokens(messages: Sequence[Message]) -> ContextEstimate:
+    """pi's ``estimateContextTokens``: the last usage plus the chars/4 estimate of later messages."""
+    for index in range(len(messages) - 1, -1, -1):
+        usage = assistant_usage(messages[index])
+        if usage is not None:
+            usage_tokens = calculate_context_tokens(usage)
+            trailing = sum_tokens(messages[index + 1 :])
+            return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
+    total = sum_tokens(messages)
+    return ContextEstimate(total, 0, total, None)
+
+
+def sum_tokens(messages: Iterable[Message]) -> int:
+    return sum(estimate_tokens(m) for m in messages)
+
+
+def should_compact(
+    context_tokens: int, context_window: int, reserve_tokens: int, enabled: bool = True
+) -> bool:
+    """pi's threshold rule: compact once the context exceeds the window minus the reserve."""
+    return enabled and context_tokens > context_window - reserve_tokens
