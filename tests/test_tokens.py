@@ -83,7 +83,10 @@ def test_calculate_context_tokens_prefers_total():  # behaviour 1
 
 
 def test_calculate_context_tokens_sums_parts_without_total():
-    assert calculate_context_tokens({"input": 0, "output": 53, "cacheRead": 176585, "cacheWrite": 1019}) == 177657
+    assert (
+        calculate_context_tokens({"input": 0, "output": 53, "cacheRead": 176585, "cacheWrite": 1019})
+        == 177657
+    )
 
 
 def test_calculate_context_tokens_all_zero():  # behaviour 2
