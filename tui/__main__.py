@@ -1,0 +1,7 @@
+"""``python -m tui``: the same entry point as the ``kompakt`` console script."""
+
+import sys
+
+from tui.cli import main
+
+sys.exit(main())

@@ -1,0 +1,377 @@
+"""The ``kompakt`` command: the TUI by default, and headless subcommands over the same core functions.
+
+``tree``, ``context``, ``plan`` and ``stats`` read a session file and print rich text, or JSON with
+``--json``. User errors are one clear line on stderr and a non-zero exit, never a traceback. Textual
+is imported only when the TUI is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from tui.session.errors import SessionError
+from tui.session.store import SessionStore
+
+EXIT_USER_ERROR = 2
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one line."""
+
+
+def _dump_json(value: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def _console():  # rich is light; import only when printing
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def open_session(path: str) -> SessionStore:
+    store = SessionStore.open(Path(path), read_only=True)
+    for problem in store.problems:
+        print(f"kompakt: warning: {path}: {problem} (skipped)", file=sys.stderr)
+    return store
+
+
+def _leaf(store: SessionStore, leaf: str | None) -> str | None:
+    if leaf is None:
+        return store.leaf_id
+    store.get(leaf)
+    return leaf
+
+
+# --- tree ------------------------------------------------------------------------------------
+_ROW_STYLES = {
+    "user": "cyan",
+    "assistant": "yellow",
+    "tool": "bright_black",
+    "summary": "magenta",
+    "compaction": "bold magenta",
+    "meta": "bright_black",
+}
+
+
+def cmd_tree(args: argparse.Namespace) -> int:
+    from tui.session.tree_view import render_tree
+
+    store = open_session(args.file)
+    leaf = _leaf(store, args.leaf)
+    rows = render_tree(store.tree, leaf, args.filter, args.query or "")
+    if args.json:
+        _dump_json(
+            [
+                {
+                    "id": r.entry_id,
+                    "prefix": r.prefix,
+                    "text": r.text,
+                    "label": r.label,
+                    "active": r.on_active_path,
+                    "leaf": r.is_leaf,
+                    "kind": r.kind,
+                }
+                for r in rows
+            ]
+        )
+        return 0
+    from rich.text import Text
+
+    console = _console()
+    for row in rows:
+        line = Text(row.prefix, style="bright_black")
+        if row.on_active_path:
+            line.append("• ", style="green")
+        if row.label:
+            line.append(f"[{row.label}] ", style="yellow")
+        line.append(row.text, style=_ROW_STYLES.get(row.kind, ""))
+        if row.is_leaf:
+            line.append("  ← active", style="bold green")
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+        console.print(line)
+    console.print(Text(f"({len(rows)} rows)", style="bright_black"))
+    return 0
+
+
+# --- context ---------------------------------------------------------------------------------
+def cmd_context(args: argparse.Namespace) -> int:
+    from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
+    from tui.session.context import convert_to_llm, message_text
+
+    store = open_session(args.file)
+    leaf = _leaf(store, args.leaf)
+    ctx = store.build_context(leaf)
+    estimate = estimate_context_tokens(ctx.messages)
+    llm = convert_to_llm(ctx.messages)
+    if args.json:
+        _dump_json(
+            {
+                "leafId": leaf,
+                "model": ctx.model,
+                "thinkingLevel": ctx.thinking_level,
+                "messages": [
+                    {"role": m.get("role"), "text": _llm_text(m), "tokens": estimate_tokens(m)} for m in llm
+                ],
+                "estimate": {
+                    "tokens": estimate.tokens,
+                    "usageTokens": estimate.usage_tokens,
+                    "trailingTokens": estimate.trailing_tokens,
+                    "lastUsageIndex": estimate.last_usage_index,
+                },
+            }
+        )
+        return 0
+    from rich.text import Text
+
+    console = _console()
+    for message in llm:
+        role = str(message.get("role"))
+        text = _llm_text(message) or message_text(message)
+        console.print(Text(f"── {role} ", style=_ROW_STYLES.get(role, "bold")))
+        console.print(Text(text[:2000] + ("…" if len(text) > 2000 else "")))
+    console.print(
+        Text(
+            f"{len(llm)} messages, ≈{estimate.tokens:,} tokens "
+            f"(usage {estimate.usage_tokens:,} + estimate {estimate.trailing_tokens:,})",
+            style="bold",
+        )
+    )
+    return 0
+
+
+def _llm_text(message: dict[str, Any]) -> str:
+    from tui.session.display import content_text, tool_call_label
+
+    parts = [content_text(message.get("content"))]
+    if message.get("role") == "assistant":
+        parts += [
+            tool_call_label(b.get("name", ""), b.get("arguments"))
+            for b in message.get("content") or ()
+            if isinstance(b, dict) and b.get("type") == "toolCall"
+        ]
+    return "\n".join(p for p in parts if p)
+
+
+# --- plan ------------------------------------------------------------------------------------
+def resolve_context_window(explicit: int | None, model: dict[str, str] | None) -> tuple[int, str]:
+    """The window for threshold maths and where it came from."""
+    from tui.agent.model_info import DEFAULT_CONTEXT_WINDOW
+    from tui.agent.model_map import context_window
+
+    if explicit:
+        return explicit, "--context-window"
+    if model and model.get("modelId"):
+        found = context_window(model["modelId"], model.get("provider"))
+        if found:
+            return found, f"model map ({model.get('provider')}/{model['modelId']})"
+    return DEFAULT_CONTEXT_WINDOW, "default"
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from tui.compaction.plan import CompactionPlan, prepare_compaction, threshold
+    from tui.compaction.pruning import plan_pruning
+    from tui.compaction.tokens import estimate_context_tokens
+
+    store = open_session(args.file)
+    leaf = _leaf(store, args.leaf)
+    path = store.get_branch(leaf)
+    ctx = store.build_context(leaf)
+    window, window_source = resolve_context_window(args.context_window, ctx.model)
+    limit = threshold(window, args.reserve_tokens)
+    context_tokens = estimate_context_tokens(ctx.messages).tokens
+    plan = prepare_compaction(
+        path,
+        keep_recent_tokens=args.keep_recent_tokens,
+        reserve_tokens=args.reserve_tokens,
+        calibrate=not args.no_calibrate,
+    )
+    pruning = plan_pruning(path)
+    result = {
+        **plan.to_json(),
+        "leafId": leaf,
+        "contextWindow": window,
+        "contextWindowSource": window_source,
+        "threshold": limit,
+        "contextTokens": context_tokens,
+        "thresholdCrossed": context_tokens > limit,
+        "pruning": pruning.to_json(),
+    }
+    if args.json:
+        _dump_json(result)
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console()
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("context", f"{context_tokens:,} / {window:,} tokens ({window_source})")
+    crossed = "crossed" if result["thresholdCrossed"] else "not crossed"
+    table.add_row("threshold", f"{limit:,} (window − reserve {args.reserve_tokens:,}): {crossed}")
+    if isinstance(plan, CompactionPlan):
+        table.add_row("firstKeptEntryId", plan.first_kept_entry_id)
+        split = f"yes (turn starts at {plan.turn_start_id})" if plan.is_split_turn else "no"
+        table.add_row("split turn", split)
+        table.add_row("tokensBefore", f"{plan.tokens_before:,}")
+        keep = f"{plan.keep_recent_tokens:,}"
+        if plan.calibration_ratio and plan.keep_recent_tokens != plan.requested_keep_recent_tokens:
+            keep += f" (calibrated from {plan.requested_keep_recent_tokens:,}, ratio {plan.calibration_ratio:.3f})"
+        table.add_row("keepRecentTokens", keep)
+        table.add_row(
+            "summarise", f"{len(plan.summarize_entry_ids)} messages, ≈{plan.summarized_tokens:,} tokens"
+        )
+        if plan.is_split_turn:
+            table.add_row(
+                "turn prefix",
+                f"{len(plan.turn_prefix_entry_ids)} messages, ≈{plan.turn_prefix_tokens:,} tokens",
+            )
+        table.add_row("keep", f"{len(plan.kept_entry_ids)} messages, ≈{plan.kept_tokens:,} tokens")
+        table.add_row("files", f"read {len(result['readFiles'])}, modified {len(result['modifiedFiles'])}")
+    else:
+        table.add_row("plan", Text(plan.message, style="yellow"))
+    prune = (
+        f"{len(pruning.entries)} tool outputs, saves ≈{pruning.tokens_saved:,} tokens"
+        if pruning
+        else "nothing"
+    )
+    table.add_row("pruning", prune)
+    console.print(table)
+    return 0
+
+
+# --- stats -----------------------------------------------------------------------------------
+def session_stats(store: SessionStore) -> dict[str, Any]:
+    from tui.compaction.tokens import estimate_context_tokens
+
+    by_type = Counter(str(e.get("type")) for e in store.entries)
+    roles = Counter(
+        str((e.get("message") or {}).get("role")) for e in store.entries if e.get("type") == "message"
+    )
+    ctx = store.build_context()
+    estimate = estimate_context_tokens(ctx.messages)
+    return {
+        "file": str(store.path),
+        "sessionId": store.session_id,
+        "name": store.name,
+        "version": store.header.get("version"),
+        "bytes": store.path.stat().st_size,
+        "entries": len(store.entries),
+        "byType": dict(by_type.most_common()),
+        "roles": dict(roles.most_common()),
+        "branchPoints": len(store.tree.branch_points()),
+        "leaves": len(store.tree.leaves()),
+        "compactions": by_type.get("compaction", 0),
+        "branchSummaries": by_type.get("branch_summary", 0),
+        "leafId": store.leaf_id,
+        "activePathEntries": len(store.get_branch()),
+        "contextMessages": len(ctx.messages),
+        "contextTokens": estimate.tokens,
+        "problems": [str(p) for p in store.problems],
+    }
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    store = open_session(args.file)
+    stats = session_stats(store)
+    if args.json:
+        _dump_json(stats)
+        return 0
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for key in (
+        "file",
+        "sessionId",
+        "name",
+        "version",
+        "bytes",
+        "entries",
+        "branchPoints",
+        "leaves",
+        "compactions",
+        "branchSummaries",
+        "leafId",
+        "activePathEntries",
+        "contextMessages",
+        "contextTokens",
+    ):
+        value = stats[key]
+        table.add_row(key, f"{value:,}" if isinstance(value, int) and key != "version" else str(value))
+    table.add_row("byType", ", ".join(f"{k} {v}" for k, v in stats["byType"].items()))
+    table.add_row("roles", ", ".join(f"{k} {v}" for k, v in stats["roles"].items()))
+    _console().print(table)
+    return 0
+
+
+# --- parser ----------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kompakt", description="Tree-shaped LLM sessions with live compaction."
+    )
+    sub = parser.add_subparsers(dest="command")
+
+    tree = sub.add_parser("tree", help="print the session tree as pi draws it")
+    tree.add_argument("file")
+    tree.add_argument(
+        "--filter", default="default", choices=["default", "no-tools", "user-only", "labeled-only", "all"]
+    )
+    tree.add_argument("--leaf", help="entry id to treat as the active leaf")
+    tree.add_argument("--query", help="search words (all must match)")
+    tree.add_argument("--json", action="store_true")
+    tree.set_defaults(func=cmd_tree)
+
+    context = sub.add_parser("context", help="print the messages the model would see")
+    context.add_argument("file")
+    context.add_argument("--leaf")
+    context.add_argument("--json", action="store_true")
+    context.set_defaults(func=cmd_context)
+
+    plan = sub.add_parser("plan", help="show where compaction would cut, without running it")
+    plan.add_argument("file")
+    plan.add_argument("--leaf")
+    plan.add_argument("--keep-recent-tokens", type=int, default=20000)
+    plan.add_argument("--reserve-tokens", type=int, default=16384)
+    plan.add_argument("--context-window", type=int)
+    plan.add_argument("--no-calibrate", action="store_true", help="skip the usage-ratio calibration")
+    plan.add_argument("--json", action="store_true")
+    plan.set_defaults(func=cmd_plan)
+
+    stats = sub.add_parser("stats", help="entries, branches, compactions and tokens of a session")
+    stats.add_argument("file")
+    stats.add_argument("--json", action="store_true")
+    stats.set_defaults(func=cmd_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except (SessionError, UserError) as exc:
+        print(f"kompakt: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
