@@ -1,0 +1,197 @@
+"""Loading settings in layers: defaults ← user file ← project file ← ``KOMPAKT_`` environment.
+
+Each source is read and validated on its own, so an error names the file (with the TOML line) or the variable
+that holds the bad value; then the sources are deep-merged per key and validated together. The result remembers
+which source supplied each key (:func:`value_sources`, shown by the settings screen) and the content hash of every
+file it read (the watcher compares them to notice real changes and to skip kompakt's own writes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import tui
+from tui.config.env import env_layer
+from tui.config.errors import SettingsError
+from tui.config.keys import deep_merge, find_by_prefix, flatten, split_key, unflatten
+from tui.config.model import Settings, flatten_settings
+from tui.config.validation import validate_layer
+
+SETTINGS_FILE_NAME = "settings.toml"
+CONFIG_DIR_ENV = "KOMPAKT_CONFIG_DIR"
+PROJECT_DIR_NAME = ".kompakt"
+
+LayerKind = Literal["user", "project", "env"]
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """kompakt's config directory: ``$KOMPAKT_CONFIG_DIR``, else the platform's (``~/.config/kompakt``)."""
+    env = os.environ if env is None else env
+    if env.get(CONFIG_DIR_ENV):
+        return Path(env[CONFIG_DIR_ENV]).expanduser()
+    # platformdirs comes with textual; imported here so that the core's import stays light.
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("kompakt", appauthor=False))
+
+
+def user_settings_path(env: Mapping[str, str] | None = None) -> Path:
+    """The user's settings file (it need not exist)."""
+    return user_config_dir(env) / SETTINGS_FILE_NAME
+
+
+def project_settings_path(cwd: Path | None = None) -> Path:
+    """The project's settings file, ``./.kompakt/settings.toml`` (it need not exist)."""
+    return (cwd or Path.cwd()) / PROJECT_DIR_NAME / SETTINGS_FILE_NAME
+
+
+def default_settings_path() -> Path:
+    """The commented reference settings.toml: the copy packed into a wheel, else the one at the repo root."""
+    packaged = Path(__file__).with_name("default_settings.toml")
+    return packaged if packaged.is_file() else Path(tui.__file__).parents[1] / SETTINGS_FILE_NAME
+
+
+def content_hash(data: bytes) -> str:
+    """The hash the watcher uses to recognise a file's content."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_hash(path: Path) -> str | None:
+    """Content hash of a file, or None when it does not exist."""
+    try:
+        return content_hash(path.read_bytes())
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+@dataclass(frozen=True)
+class SettingsLayer:
+    """One source's settings: canonical nested data, the dotted keys it sets, and (for env) the variables."""
+
+    kind: LayerKind
+    path: Path | None
+    data: dict[str, Any]
+    keys: frozenset[str]
+    env_vars: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ValueSource:
+    """Where a setting's effective value comes from."""
+
+    kind: Literal["default", "user", "project", "env"]
+    path: Path | None = None
+    env_var: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "env":
+            return f"env {self.env_var}"
+        if self.path is not None:
+            return f"{self.kind} file {self.path}"
+        return self.kind
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Validated settings plus what the settings screen and the watcher need to know about their origin."""
+
+    settings: Settings
+    user_file: Path | None
+    project_file: Path | None
+    layers: tuple[SettingsLayer, ...]
+    hashes: Mapping[Path, str | None]
+
+
+def parse_settings_text(text: str, path: Path | None = None) -> dict[str, Any]:
+    """Parse TOML text; a syntax error becomes a SettingsError with the file and line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        position = _TOML_POSITION.search(message)
+        if position is None:
+            raise SettingsError(f"invalid TOML: {message}", path=path) from None
+        line, column = int(position.group(1)), int(position.group(2))
+        reason = f"invalid TOML at column {column}: {message[: position.start()]}"
+        raise SettingsError(reason, path=path, line=line) from None
+
+
+def read_settings_file(path: Path, kind: LayerKind) -> tuple[SettingsLayer | None, str | None]:
+    """Read and validate one settings file: its layer (None when missing) and its content hash."""
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None
+    except OSError as exc:
+        raise SettingsError(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    data = parse_settings_text(text, path)
+    validate_layer(data, path=path, text=text)
+    return _layer(kind, path, data), content_hash(raw)
+
+
+def _layer(
+    kind: LayerKind, path: Path | None, data: dict[str, Any], env_vars: Mapping[str, str] | None = None
+) -> SettingsLayer:
+    flat = flatten(data, Settings)
+    # Canonical key names, so that `keep_recent_tokens` in one file and `keepRecentTokens` in another merge.
+    return SettingsLayer(kind, path, unflatten(flat), frozenset(flat), dict(env_vars or {}))
+
+
+def load_settings(
+    user_file: Path | None, project_file: Path | None, env: Mapping[str, str] | None = None
+) -> LoadResult:
+    """Load settings: defaults ← ``user_file`` ← ``project_file`` ← ``KOMPAKT_`` variables of ``env``.
+
+    A file that is None or missing is skipped; ``env`` defaults to ``os.environ``. Raises SettingsError for the
+    first source that cannot be used.
+    """
+    env = os.environ if env is None else env
+    layers: list[SettingsLayer] = []
+    hashes: dict[Path, str | None] = {}
+    files: tuple[tuple[LayerKind, Path | None], ...] = (("user", user_file), ("project", project_file))
+    for kind, path in files:
+        if path is None:
+            continue
+        layer, digest = read_settings_file(path, kind)
+        hashes[path] = digest
+        if layer is not None:
+            layers.append(layer)
+    env_data, env_vars = env_layer(env)
+    if env_data:
+        validate_layer(env_data, env_vars=env_vars)
+        layers.append(_layer("env", None, env_data, env_vars))
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged = deep_merge(merged, layer.data)
+    return LoadResult(validate_layer(merged), user_file, project_file, tuple(layers), hashes)
+
+
+def load_default_settings(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> LoadResult:
+    """Load from the standard places: the user config dir, ``./.kompakt`` under ``cwd``, and the environment."""
+    return load_settings(user_settings_path(env), project_settings_path(cwd), env)
+
+
+def value_sources(result: LoadResult) -> dict[str, ValueSource]:
+    """For every dotted key of the effective settings: the default, the file, or the variable it comes from."""
+    sources: dict[str, ValueSource] = {}
+    for key in flatten_settings(result.settings):
+        sources[key] = ValueSource("default")
+        for layer in reversed(result.layers):
+            if key in layer.keys:
+                sources[key] = ValueSource(
+                    layer.kind, layer.path, find_by_prefix(split_key(key), layer.env_vars)
+                )
+                break
+    return sources
