@@ -1,0 +1,108 @@
+"""Load litellm lazily and quietly: set the offline guards, import it once, route its logs to a file.
+
+litellm takes two to three seconds to import and, without the guards, fetches a price map from the
+network and may download tokenizers (reference/deps.md §1.3, §2.3). Nothing in the core imports it at
+module level: callers use :func:`load_litellm` (on whatever thread they are on) or start the import on a
+daemon thread with :func:`start_background_import` right after the first frame. After the import, the
+heap is frozen so that litellm's ~370k objects never make a gen-2 collection stall the UI.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from types import ModuleType
+
+# "1" is ignored by litellm for the first two: it compares the lowercased value with "true".
+OFFLINE_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+    "HF_HUB_OFFLINE": "1",
+}
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_background: Future[ModuleType] | None = None
+
+
+def ensure_env() -> None:
+    """Set the three offline guards unless the user already chose values."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+
+def log_dir() -> Path:
+    """Where kompakt keeps its logs: ``$XDG_STATE_HOME/kompakt`` or ``~/.local/state/kompakt``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kompakt"
+
+
+def is_loaded() -> bool:
+    return _module is not None
+
+
+def load_litellm() -> ModuleType:
+    """Import and configure litellm once; later calls return the same module at once."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        if _module is None:
+            ensure_env()
+            import litellm
+
+            _configure(litellm)
+            gc.freeze()
+            _module = litellm
+    return _module
+
+
+def start_background_import() -> Future[ModuleType]:
+    """Import litellm on a daemon thread; the future resolves to the module (or its import error)."""
+    global _background
+    with _lock:
+        if _background is not None:
+            return _background
+        future: Future[ModuleType] = Future()
+        _background = future
+
+    def run() -> None:
+        try:
+            future.set_result(load_litellm())
+        except BaseException as exc:  # the error belongs to whoever waits on the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="kompakt-litellm-import", daemon=True).start()
+    return future
+
+
+def _configure(litellm: ModuleType) -> None:
+    litellm.suppress_debug_info = True  # no "Provider List: ..." prints on unknown models
+    litellm.disable_hf_tokenizer_download = True
+    handler = _file_handler()
+    for name in LITELLM_LOGGERS:
+        logger = logging.getLogger(name)
+        for old in list(logger.handlers):
+            logger.removeHandler(old)
+        logger.propagate = False
+        if handler is not None:
+            logger.addHandler(handler)
+        else:
+            logger.addHandler(logging.NullHandler())
+
+
+def _file_handler() -> logging.Handler | None:
+    """A handler for ``litellm.log``; None when the state dir cannot be written (logs are then dropped)."""
+    try:
+        directory = log_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(directory / "litellm.log", encoding="utf-8", delay=True)
+    except OSError:
+        return None
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    return handler

@@ -1,0 +1,111 @@
+"""What kompakt knows about a model: context window, output limit, call options and cost.
+
+Settings overrides (``models.<name>.contextWindow``, ``maxOutputTokens``, ``apiBase``) come first, then
+litellm's bundled model map, then conservative defaults, so an unknown or local model never crashes.
+Cost comes from litellm's price table and is zero for models it does not price (it never prints).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from tui.agent.assistant_builder import empty_usage
+from tui.agent.litellm_loader import load_litellm
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_OUTPUT_TOKENS = 8_192
+# Prefixes that speak the OpenAI protocol through the openai SDK, which refuses to send without a key.
+KEYED_OPENAI_PREFIXES = ("openai", "custom_openai", "text-completion-openai")
+
+Overrides = Mapping[str, Mapping[str, Any]]
+
+
+def split_model(model: str) -> tuple[str, str]:
+    """``(provider, model id)`` as litellm routes ``model``; a bare unknown name counts as openai."""
+    try:
+        model_id, provider, _, _ = load_litellm().get_llm_provider(model)
+    except Exception:  # litellm raises BadRequestError for names it cannot route
+        provider, _, model_id = model.rpartition("/")
+        return provider or "openai", model_id
+    return provider, model_id
+
+
+def _info(model: str) -> Mapping[str, Any]:
+    try:
+        return load_litellm().get_model_info(model)
+    except Exception:  # ModelNotMappedError (or plain Exception) for unknown and local models
+        return {}
+
+
+def context_window(model: str, overrides: Overrides | None = None) -> int:
+    override = (overrides or {}).get(model, {}).get("contextWindow")
+    if override:
+        return int(override)
+    return int(_info(model).get("max_input_tokens") or DEFAULT_CONTEXT_WINDOW)
+
+
+def max_output_tokens(model: str, overrides: Overrides | None = None) -> int:
+    override = (overrides or {}).get(model, {}).get("maxOutputTokens")
+    if override:
+        return int(override)
+    info = _info(model)
+    return int(info.get("max_output_tokens") or info.get("max_tokens") or DEFAULT_MAX_OUTPUT_TOKENS)
+
+
+def call_options(
+    model: str, overrides: Overrides | None = None, env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Extra litellm kwargs for ``model``: ``api_base`` from settings, and a dummy key for local endpoints."""
+    env = os.environ if env is None else env
+    api_base = (overrides or {}).get(model, {}).get("apiBase")
+    if not api_base:
+        return {}
+    options: dict[str, Any] = {"api_base": api_base}
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    if provider in KEYED_OPENAI_PREFIXES and not env.get("OPENAI_API_KEY"):
+        options["api_key"] = "x"  # local servers ignore it; the SDK will not send without one
+    return options
+
+
+def usage_from_litellm(model: str, usage: Any) -> dict[str, Any]:
+    """pi usage (with cost) from a litellm ``Usage`` object."""
+    result = empty_usage()
+    prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+    output = int(getattr(usage, "completion_tokens", 0) or 0)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cache_read = int(
+        getattr(details, "cached_tokens", 0) or getattr(usage, "cache_read_input_tokens", 0) or 0
+    )
+    cache_write = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+    # OpenAI-style prompt_tokens include the cached part; pi counts fresh input separately.
+    fresh = max(0, prompt - cache_read - cache_write)
+    result.update(
+        input=fresh,
+        output=output,
+        cacheRead=cache_read,
+        cacheWrite=cache_write,
+        totalTokens=fresh + output + cache_read + cache_write,
+    )
+    result["cost"] = cost(model, fresh, output, cache_read, cache_write)
+    return result
+
+
+def cost(
+    model: str, fresh_input: int, output: int, cache_read: int = 0, cache_write: int = 0
+) -> dict[str, float]:
+    """Dollar cost per part; all zero when litellm has no price for ``model``."""
+    info = _info(model)
+    if not info:
+        return empty_usage()["cost"]
+    parts = {
+        "input": fresh_input * (info.get("input_cost_per_token") or 0.0),
+        "output": output * (info.get("output_cost_per_token") or 0.0),
+        "cacheRead": cache_read
+        * (info.get("cache_read_input_token_cost") or info.get("input_cost_per_token") or 0.0),
+        "cacheWrite": cache_write
+        * (info.get("cache_creation_input_token_cost") or info.get("input_cost_per_token") or 0.0),
+    }
+    parts["total"] = sum(parts.values())
+    return parts

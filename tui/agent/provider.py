@@ -1,0 +1,186 @@
+"""The model provider: one streamed chat completion through litellm, as events and a pi assistant message.
+
+:meth:`Provider.stream` converts pi-format messages (after ``convert_to_llm``) to the OpenAI chat format,
+calls ``litellm.acompletion(stream=True)`` with usage reporting on, and yields deltas as they arrive. A
+transient failure (rate limit, 5xx, timeout, connection) that strikes before anything was yielded is
+retried with the :class:`RetryPolicy` backoff; litellm's and the openai SDK's own retries are switched off
+so that the policy alone decides. Every stream ends with :class:`Done`; a failure does not raise, it ends
+with ``stopReason: "error"`` and the classified error. Cancelling the consuming task closes the HTTP
+stream at once. litellm is loaded on first use (normally already loaded in the background).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from tui.agent import model_info
+from tui.agent.assistant_builder import AssistantBuilder
+from tui.agent.errors import RetryableError, classify
+from tui.agent.litellm_loader import load_litellm
+from tui.agent.offline import is_offline, register_offline_provider
+from tui.agent.openai_format import to_openai_messages, to_openai_tools
+from tui.agent.retry import RetryPolicy
+from tui.agent.stream_events import (
+    Done,
+    RetryFinished,
+    RetryScheduled,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    UsageUpdate,
+)
+
+DEFAULT_TIMEOUT_S = 600.0
+
+
+class Provider:
+    """Streams completions for any litellm model, with kompakt's retry policy and model overrides."""
+
+    def __init__(
+        self,
+        *,
+        retry: RetryPolicy | None = None,
+        models: model_info.Overrides | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.retry = retry or RetryPolicy()
+        self.models: model_info.Overrides = models or {}
+        self.env = os.environ if env is None else env
+        self.timeout_s = timeout_s
+
+    def context_window(self, model: str) -> int:
+        return model_info.context_window(model, self.models)
+
+    def max_output_tokens(self, model: str) -> int:
+        return model_info.max_output_tokens(model, self.models)
+
+    def new_builder(self, model: str) -> AssistantBuilder:
+        """A builder for ``model``; pass it to :meth:`stream` to keep the partial message on cancel."""
+        provider, model_id = model_info.split_model(model)
+        return AssistantBuilder(provider, model_id)
+
+    async def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] = (),
+        *,
+        model: str,
+        system_prompt: str | None = None,
+        max_tokens: int | None = None,
+        reasoning_effort: str | None = None,
+        builder: AssistantBuilder | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one assistant turn; always ends with :class:`Done` unless the task is cancelled."""
+        request = self._request(messages, tools, model, system_prompt, max_tokens, reasoning_effort)
+        builder = builder or self.new_builder(model)
+        attempt = 0
+        while True:
+            builder.reset()
+            yielded = False
+            try:
+                async for event in self._attempt(request, builder):
+                    yielded = True
+                    yield event
+            except Exception as exc:  # CancelledError is a BaseException and passes straight through
+                error = classify(exc, model)
+            else:
+                if attempt:
+                    yield RetryFinished(success=True, attempt=attempt)
+                yield Done(builder.finish())
+                return
+            # Only a request that produced nothing can be repeated without duplicating output.
+            if isinstance(error, RetryableError) and not yielded and self.retry.allows(attempt + 1):
+                attempt += 1
+                delay_ms = self.retry.delay_ms(attempt, error.retry_after_ms)
+                yield RetryScheduled(attempt, self.retry.max_retries, delay_ms, error.message)
+                await asyncio.sleep(delay_ms / 1000)
+                continue
+            if attempt:
+                yield RetryFinished(success=False, attempt=attempt, final_error=error.message)
+            yield Done(builder.finish("error", error.message), error)
+            return
+
+    async def complete(
+        self, system: str, user_text: str, *, model: str, max_tokens: int | None = None
+    ) -> str:
+        """The text of one answer to ``user_text`` (for summaries); raises :class:`ProviderError` on failure."""
+        limit = self.max_output_tokens(model)
+        messages = [{"role": "user", "content": [{"type": "text", "text": user_text}]}]
+        events = self.stream(
+            messages, model=model, system_prompt=system, max_tokens=min(max_tokens or limit, limit)
+        )
+        done = [event async for event in events if isinstance(event, Done)][-1]
+        if done.error is not None:
+            raise done.error
+        return "".join(b["text"] for b in done.message["content"] if b["type"] == "text")
+
+    def _request(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        model: str,
+        system_prompt: str | None,
+        max_tokens: int | None,
+        reasoning_effort: str | None,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": model,
+            "messages": to_openai_messages(system_prompt, messages),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": self.timeout_s,
+            # The retry policy is ours: no hidden retries in litellm or the openai SDK.
+            "num_retries": 0,
+            "max_retries": 0,
+            **model_info.call_options(model, self.models, self.env),
+        }
+        if tools:
+            request["tools"] = to_openai_tools(tools)
+        if max_tokens:
+            request["max_tokens"] = max_tokens
+        if reasoning_effort and reasoning_effort != "off":
+            request["reasoning_effort"] = reasoning_effort
+            request["drop_params"] = True  # models without reasoning simply ignore it
+        return request
+
+    async def _attempt(
+        self, request: dict[str, Any], builder: AssistantBuilder
+    ) -> AsyncIterator[StreamEvent]:
+        litellm = load_litellm()
+        model = request["model"]
+        if is_offline(model):
+            register_offline_provider()
+        response = await litellm.acompletion(**request)
+        try:
+            async for chunk in response:
+                if chunk.choices:
+                    choice = chunk.choices[0]
+                    delta = choice.delta
+                    reasoning = getattr(delta, "reasoning_content", None)
+                    if reasoning:
+                        builder.add_thinking(reasoning)
+                        yield ThinkingDelta(reasoning)
+                    if delta.content:
+                        builder.add_text(delta.content)
+                        yield TextDelta(delta.content)
+                    for call in delta.tool_calls or ():
+                        function = call.function
+                        for event in builder.tool_delta(
+                            call.index, call.id, function.name, function.arguments
+                        ):
+                            yield event
+                    if choice.finish_reason:
+                        builder.finish_reason = choice.finish_reason
+                        for event in builder.end_tool_calls():
+                            yield event
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    builder.set_usage(model_info.usage_from_litellm(model, usage))
+                    yield UsageUpdate(builder.usage)
+        finally:
+            # Runs on cancellation too: close the HTTP stream now rather than at garbage collection.
+            await response.aclose()
