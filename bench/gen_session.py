@@ -150,7 +150,7 @@ def generate(
             elif tool == "edit":
                 args = {"path": target, "oldText": _words(rng, 8), "newText": _words(rng, 10)}
             call_id = f"call_{call_no}"
-            context_tokens += rng.randint(300, 900)
+            context_tokens += 60 + len(str(args)) // 4
             w.message(
                 {
                     "role": "assistant",
@@ -176,7 +176,7 @@ def generate(
             )
             size = rng.choice([big_output_lines // 4, big_output_lines, big_output_lines * 3])
             output = _code(rng, size) if tool != "edit" else f"Edited {target}"
-            context_tokens += len(output) // 4
+            context_tokens += int(len(output) / 4 * 1.15)
             w.message(
                 {
                     "role": "toolResult",
@@ -204,9 +204,10 @@ def generate(
                 "stopReason": "stop",
             }
         )
+        context_tokens += 400
         if context_tokens > 170_000:
             _compact(w, rng, context_tokens)
-            context_tokens = 30_000
+            context_tokens = 25_000
         elif turn % 11 == 0 and len(w.path) > 20:
             _branch(w, rng)
     path.parent.mkdir(parents=True, exist_ok=True)
