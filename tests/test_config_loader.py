@@ -140,6 +140,14 @@ def test_toml_syntax_error_has_the_line(files):
     assert str(caught.value).startswith(f"{project}:3: invalid TOML at column")
 
 
+def test_toml_error_at_the_end_of_the_file_points_at_the_last_line(files):
+    user, _ = files
+    user.write_text('[ui]\ntheme = "nord')
+    with pytest.raises(SettingsError) as caught:
+        load_settings(user, None, {})
+    assert str(caught.value) == f"{user}:2: invalid TOML at the end of the file: Unterminated string"
+
+
 def test_env_errors_name_the_variable(files):
     with pytest.raises(SettingsError) as caught:
         load_settings(None, None, {"KOMPAKT_RETRY__MAXRETRIES": "several"})

@@ -30,6 +30,7 @@ PROJECT_DIR_NAME = ".kompakt"
 
 LayerKind = Literal["user", "project", "env"]
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+_TOML_AT_END = " (at end of document)"
 
 
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -116,6 +117,10 @@ def parse_settings_text(text: str, path: Path | None = None) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
+        if message.endswith(_TOML_AT_END):
+            # The document ended inside a value: the problem starts on the last line.
+            reason = f"invalid TOML at the end of the file: {message.removesuffix(_TOML_AT_END)}"
+            raise SettingsError(reason, path=path, line=max(1, len(text.splitlines()))) from None
         position = _TOML_POSITION.search(message)
         if position is None:
             raise SettingsError(f"invalid TOML: {message}", path=path) from None
