@@ -1,0 +1,82 @@
+"""File helpers shared by the tools: binary sniffing, image detection, text loading and atomic writes.
+
+A file counts as binary when its first block holds a NUL byte; a file that is not valid UTF-8 is refused
+as well rather than shown garbled. Writes go to a temporary file in the same directory that is then
+renamed over the target, so a reader never sees a half-written file.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from tui.agent.tools.base import ToolError
+
+SNIFF_BYTES = 8192
+
+# Magic numbers of the image formats that models accept as image blocks.
+_IMAGE_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def image_mime_type(head: bytes) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF or WebP file from its first bytes, else None."""
+    for magic, mime in _IMAGE_MAGIC:
+        if head.startswith(magic):
+            return mime
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    return b"\x00" in head
+
+
+def read_head(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return f.read(SNIFF_BYTES)
+
+
+def require_file(path: Path, shown: str) -> None:
+    if not path.exists():
+        raise ToolError(f"File not found: {shown}")
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory, not a file")
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The whole file as text; binary and non-UTF-8 files raise :class:`ToolError`."""
+    require_file(path, shown)
+    data = path.read_bytes()
+    if looks_binary(data[:SNIFF_BYTES]):
+        raise ToolError(f"{shown} is a binary file; only text files can be used here")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"{shown} is not UTF-8 text (undecodable byte at offset {exc.start})") from None
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one rename; an existing file keeps its permission bits."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # 0o666 lets the umask decide the mode of a new file, as a plain open() would.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

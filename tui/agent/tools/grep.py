@@ -1,0 +1,105 @@
+"""The ``grep`` tool: lines that match a regular expression, in a file or under a directory.
+
+It is pure Python (``re``), so it needs no ripgrep. Binary files and version-control directories are
+skipped; an optional glob narrows the files searched. Each match is shown as ``path:line:text`` with
+long lines shortened, and the search stops at a match limit (100 by default) and at 50 KB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+from tui.agent.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tui.agent.tools.files import SNIFF_BYTES, looks_binary
+from tui.agent.tools.truncate import head_within_bytes
+from tui.agent.tools.walk import glob_matcher, walk
+from tui.agent.tools.workspace import display_path
+
+DEFAULT_LIMIT = 100
+MAX_LINE_CHARS = 500
+
+
+def _candidates(root: Path, glob: str | None, cancel: asyncio.Event) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    matches = glob_matcher(glob) if glob else None
+    for path, is_dir in walk(root, cancel):
+        if not is_dir and (matches is None or matches(path.relative_to(root).as_posix())):
+            yield path
+
+
+def _matching_lines(path: Path, regex: re.Pattern[str]) -> Iterator[tuple[int, str]]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return  # unreadable files (permissions, races with deletion) are skipped like binary ones
+    if looks_binary(data[:SNIFF_BYTES]):
+        return
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        if regex.search(line):
+            yield number, line
+
+
+def _grep(
+    root: Path, workspace: Path, regex: re.Pattern[str], glob: str | None, limit: int, cancel: asyncio.Event
+) -> ToolOutput:
+    shown_root = display_path(workspace, root)
+    if not root.exists():
+        raise ToolError(f"Path not found: {shown_root}")
+    hits: list[str] = []
+    more = False
+    for path in _candidates(root, glob, cancel):
+        for number, line in _matching_lines(path, regex):
+            if len(hits) == limit:
+                more = True
+                break
+            short = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "..."
+            hits.append(f"{display_path(workspace, path)}:{number}:{short}")
+        if more:
+            break
+    lines, cut = head_within_bytes(hits)
+    details = {"pattern": regex.pattern, "path": shown_root, "matches": len(lines), "truncated": more or cut}
+    if not hits:
+        return ToolOutput.text(f"No matches for /{regex.pattern}/ in {shown_root}", details)
+    text = "\n".join(lines)
+    if more or cut:
+        text += f"\n\n[Stopped after {len(lines)} matches; narrow the pattern, path or glob to see others.]"
+    return ToolOutput.text(text, details)
+
+
+class GrepTool(Tool):
+    name: ClassVar[str] = "grep"
+    path_params: ClassVar[dict[str, str | None]] = {"path": "."}
+    parameters: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Regular expression (Python syntax)."},
+            "path": {
+                "type": "string",
+                "description": "File or directory to search (default: the workspace).",
+            },
+            "glob": {"type": "string", "description": "Only search files matching this glob, e.g. '*.py'."},
+            "ignore_case": {"type": "boolean", "description": "Match without regard to case."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Most matches (default {DEFAULT_LIMIT}).",
+            },
+        },
+        "required": ["pattern"],
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        flags = re.IGNORECASE if args.get("ignore_case") else 0
+        try:
+            regex = re.compile(args["pattern"], flags)
+        except re.error as exc:
+            raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
+        root = ctx.resolve(args.get("path", "."))
+        limit = args.get("limit", DEFAULT_LIMIT)
+        return await asyncio.to_thread(_grep, root, ctx.workspace, regex, args.get("glob"), limit, ctx.cancel)
