@@ -179,6 +179,14 @@ async def test_project_directory_created_later_is_watched(user_file, tmp_path):
         await watch.until(lambda s: s.agent.max_iterations == 13)
 
 
+async def test_change_made_before_the_watch_started_is_reported(user_file):
+    watch = Watch(user_file, None)  # loads the initial settings now
+    user_file.write_text(_theme("gruvbox"))
+    async with watch:
+        kind, _, changes = await watch.next()
+        assert (kind, changes) == ("change", [("ui.theme", "nord", "gruvbox")])
+
+
 async def test_invalid_file_at_start_is_reported(user_file):
     user_file.write_text("[ui]\nbogus = 1\n")
     async with Watch(user_file, None, initial=False) as watch:

@@ -88,13 +88,17 @@ async def _watch_until_replan(
         await asyncio.sleep(0)  # awatch installs its file-system watches synchronously in its first step
         if ready is not None:
             ready.set()
+        grace_s = max(0.3, 2 * debounce_ms / 1000)
+        # A change made before the watch was in place (since the initial load, or in a directory that has just
+        # appeared) has no event: look once now.
+        await state.check(grace_s)
         while True:
             try:
                 await step
             except StopAsyncIteration:
                 return
             # Re-read after every batch (and every idle tick): the change types alone are unreliable.
-            await state.check(grace_s=max(0.3, 2 * debounce_ms / 1000))
+            await state.check(grace_s)
             if _watch_plan(state.files) != plan:
                 return  # a missing directory appeared (or a watched one vanished): watch the new set
             step = asyncio.ensure_future(anext(changes))
