@@ -1,12 +1,14 @@
 """One-line display text and search text of entries, as pi's ``/tree`` rows show them.
 
 Tool results are described by the tool call that produced them (``[read: path:1-50]``,
-``[bash: cmd...]``). Newlines and tabs become spaces; texts are capped before the screen truncates.
+``[bash: cmd...]``). Newlines and tabs become spaces and the ends are trimmed; message text is
+capped at 200 characters before the screen truncates, as pi does.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -14,14 +16,14 @@ from typing import Any
 from tui.session.entries import Entry, Message
 
 TEXT_CAP = 200
+ERROR_CAP = 80
+BASH_CAP = 50
+ARGS_CAP = 40
 
 
-def flat(text: str, cap: int = TEXT_CAP) -> str:
-    return (
-        " ".join(text.replace("\t", " ").splitlines())[:cap]
-        if "\n" in text or "\r" in text
-        else (text.replace("\t", " ")[:cap])
-    )
+def flat(text: str) -> str:
+    """pi's one-line form: newlines and tabs become spaces, surrounding whitespace is dropped."""
+    return text.replace("\n", " ").replace("\t", " ").strip()
 
 
 def content_text(content: Any) -> str:
@@ -29,7 +31,14 @@ def content_text(content: Any) -> str:
         return content
     if not isinstance(content, list):
         return ""
-    return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return "".join(
+        str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def _capped(content: Any) -> str:
+    # pi caps message text before normalising it, so leading blanks count towards the cap.
+    return content_text(content)[:TEXT_CAP]
 
 
 def _home(path: str) -> str:
@@ -37,30 +46,40 @@ def _home(path: str) -> str:
     return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home) else path
 
 
+def _arg(args: Mapping[str, Any], *names: str, default: str = "") -> str:
+    """The first truthy argument among ``names`` as a string (JavaScript's ``a || b || default``)."""
+    for name in names:
+        value = args.get(name)
+        if value:
+            return str(value)
+    return default
+
+
 def tool_call_label(name: str, args: Mapping[str, Any] | None) -> str:
-    """pi's compact description of a tool call, e.g. ``[read: ~/x.py:10-60]`` or ``[bash: ls -la]``."""
+    """pi's compact description of a tool call, e.g. ``[read: ~/x.py:10-59]`` or ``[bash: ls -la]``."""
     args = args if isinstance(args, Mapping) else {}
-    path = _home(str(args.get("path") or ""))
     if name == "read":
-        offset, limit = args.get("offset"), args.get("limit")
-        if isinstance(offset, int) or isinstance(limit, int):
+        display = _home(_arg(args, "path", "file_path"))
+        if "offset" in args or "limit" in args:
+            offset, limit = args.get("offset"), args.get("limit")
             start = offset if isinstance(offset, int) else 1
-            end = f"{start + limit - 1}" if isinstance(limit, int) else ""
-            return f"[read: {path}:{start}-{end}]"
-        return f"[read: {path}]"
+            end = start + limit - 1 if isinstance(limit, int) else 0
+            display += f":{start}" + (f"-{end}" if end else "")
+        return f"[read: {display}]"
     if name in ("write", "edit"):
-        return f"[{name}: {path}]"
+        return f"[{name}: {_home(_arg(args, 'path', 'file_path'))}]"
     if name == "bash":
-        command = flat(str(args.get("command") or ""))
-        return f"[bash: {command[:50]}{'...' if len(command) > 50 else ''}]"
+        raw = _arg(args, "command")
+        # The ellipsis depends on the raw length, the shown part on the trimmed one (as in pi).
+        return f"[bash: {flat(raw)[:BASH_CAP]}{'...' if len(raw) > BASH_CAP else ''}]"
     if name == "grep":
-        return f"[grep: /{args.get('pattern', '')}/ in {path or '.'}]"
+        return f"[grep: /{_arg(args, 'pattern')}/ in {_home(_arg(args, 'path', default='.'))}]"
     if name == "find":
-        return f"[find: {args.get('pattern', '')} in {path or '.'}]"
+        return f"[find: {_arg(args, 'pattern')} in {_home(_arg(args, 'path', default='.'))}]"
     if name == "ls":
-        return f"[ls: {path or '.'}]"
+        return f"[ls: {_home(_arg(args, 'path', default='.'))}]"
     raw = json.dumps(args, separators=(",", ":"), ensure_ascii=False)
-    return f"[{name}: {raw[:40]}{'...' if len(raw) > 40 else ''}]"
+    return f"[{name}: {raw[:ARGS_CAP]}{'...' if len(raw) > ARGS_CAP else ''}]"
 
 
 def tool_calls_by_id(entries: Iterable[Entry]) -> dict[str, tuple[str, Any]]:
@@ -72,7 +91,10 @@ def tool_calls_by_id(entries: Iterable[Entry]) -> dict[str, tuple[str, Any]]:
         message = entry.get("message") or {}
         if message.get("role") != "assistant":
             continue
-        for block in message.get("content") or ():
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 calls[str(block.get("id"))] = (str(block.get("name", "")), block.get("arguments"))
     return calls
@@ -82,9 +104,16 @@ def assistant_has_text(message: Message) -> bool:
     content = message.get("content")
     if isinstance(content, str):
         return bool(content.strip())
+    if not isinstance(content, list):
+        return False
     return any(
-        isinstance(b, dict) and b.get("type") == "text" and b.get("text", "").strip() for b in content or ()
+        isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip() for b in content
     )
+
+
+def _round_half_up(value: float) -> int:
+    # JavaScript's Math.round: 2.5 → 3 (Python's round() would give 2).
+    return math.floor(value + 0.5)
 
 
 def entry_text(entry: Entry, calls: Mapping[str, tuple[str, Any]]) -> str:
@@ -95,7 +124,7 @@ def entry_text(entry: Entry, calls: Mapping[str, tuple[str, Any]]) -> str:
     if kind == "custom_message":
         return f"[{entry.get('customType', '')}]: {flat(content_text(entry.get('content')))}"
     if kind == "compaction":
-        return f"[compaction: {round((entry.get('tokensBefore') or 0) / 1000)}k tokens]"
+        return f"[compaction: {_round_half_up((entry.get('tokensBefore') or 0) / 1000)}k tokens]"
     if kind == "branch_summary":
         return f"[branch summary]: {flat(str(entry.get('summary') or ''))}"
     if kind == "model_change":
@@ -105,50 +134,49 @@ def entry_text(entry: Entry, calls: Mapping[str, tuple[str, Any]]) -> str:
     if kind == "custom":
         return f"[custom: {entry.get('customType', '')}]"
     if kind == "label":
-        return f"[label: {entry.get('label') or '(cleared)'}]"
+        label = entry.get("label")
+        return f"[label: {'(cleared)' if label is None else label}]"
     if kind == "session_info":
-        return f"[session: {entry.get('name') or ''}]"
+        return f"[title: {entry.get('name') or 'empty'}]"
     return f"[{kind}]"
 
 
 def _message_text(message: Message, calls: Mapping[str, tuple[str, Any]]) -> str:
     role = message.get("role")
     if role == "user":
-        return f"user: {flat(content_text(message.get('content')))}"
+        return f"user: {flat(_capped(message.get('content')))}"
     if role == "assistant":
-        text = flat(content_text(message.get("content")))
-        if text.strip():
+        text = flat(_capped(message.get("content")))
+        if text:
             return f"assistant: {text}"
         if message.get("stopReason") == "aborted":
             return "assistant: (aborted)"
         if message.get("errorMessage"):
-            return f"assistant: {flat(str(message['errorMessage']), 80)}"
+            return f"assistant: {flat(str(message['errorMessage']))[:ERROR_CAP]}"
         return "assistant: (no content)"
     if role == "toolResult":
-        call = calls.get(str(message.get("toolCallId")))
+        call = calls.get(str(message.get("toolCallId"))) if message.get("toolCallId") else None
         if call is None:
-            return f"[{message.get('toolName', 'tool')}]"
+            name = message.get("toolName")
+            return f"[{'tool' if name is None else name}]"
         return tool_call_label(call[0], call[1])
     if role == "bashExecution":
         return f"[bash]: {flat(str(message.get('command') or ''))}"
-    if role == "custom":
-        return f"[{message.get('customType', '')}]: {flat(content_text(message.get('content')))}"
     return f"[{role}]"
 
 
 def search_text(entry: Entry, label: str | None) -> str:
-    """What search-as-you-type matches against, lower-cased."""
+    """What search-as-you-type matches against, lower-cased (pi's searchable text)."""
     parts = [label or ""]
     kind = entry.get("type")
     if kind == "message":
         message = entry.get("message") or {}
-        parts += [
-            str(message.get("role", "")),
-            content_text(message.get("content")),
-            str(message.get("command") or ""),
-        ]
+        parts += [str(message.get("role", "")), _capped(message.get("content"))]
+        if message.get("role") == "bashExecution":
+            parts.append(str(message.get("command") or ""))
     elif kind == "custom_message":
-        parts += [str(entry.get("customType", "")), content_text(entry.get("content"))]
+        content = entry.get("content")
+        parts += [str(entry.get("customType", "")), content if isinstance(content, str) else _capped(content)]
     elif kind == "compaction":
         parts.append("compaction")
     elif kind == "branch_summary":
@@ -161,4 +189,6 @@ def search_text(entry: Entry, label: str | None) -> str:
         parts += ["custom", str(entry.get("customType", ""))]
     elif kind == "label":
         parts += ["label", str(entry.get("label") or "")]
+    elif kind == "session_info":
+        parts += ["title", str(entry.get("name") or "")]
     return " ".join(parts).lower()

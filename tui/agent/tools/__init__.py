@@ -13,7 +13,6 @@ from tui.agent.tools.base import (
     ToolError,
     ToolOutput,
 )
-from tui.agent.tools.labels import tool_call_label
 from tui.agent.tools.registry import (
     default_tools,
     execute_tool_call,
@@ -21,6 +20,7 @@ from tui.agent.tools.registry import (
     tool_schemas,
     unpack_tool_call,
 )
+from tui.session.labels import tool_call_label
 
 __all__ = [
     "ApprovalCallback",

@@ -1,6 +1,6 @@
 """One-line labels for tool calls, as pi's session tree shows them: ``[read: src/app.py:10-29]``.
 
-The tree widget and the chat pane both use :func:`tool_call_label`. Paths under the home directory are
+The tree view, the chat pane and the tool registry use :func:`tool_call_label`. Paths under the home directory are
 shortened to ``~``; long commands and unknown tools' arguments are cut with ``...``.
 """
 
