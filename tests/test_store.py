@@ -365,3 +365,12 @@ def test_batch_fsync_mode_writes_every_line(tmp_path: Path) -> None:
             s.append_message(user(str(i)))
     with SessionStore.open(path) as s:
         assert len(s) == 20
+
+
+def test_unrepresentable_entry_is_a_clear_error_and_nothing_is_written(store: SessionStore) -> None:
+    from tui.session.entries import EntryError
+
+    before = store.path.read_bytes()
+    with pytest.raises(EntryError, match="not representable as JSON"):
+        store.append_custom("x", {"big": 2**70})
+    assert store.path.read_bytes() == before and len(store) == 0

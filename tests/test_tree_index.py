@@ -74,7 +74,11 @@ operations = st.lists(
         st.tuples(
             st.just("custom"),
             st.dictionaries(
-                st.text(max_size=5), st.integers() | st.floats(allow_nan=False) | message_text, max_size=3
+                st.text(max_size=5),
+                st.integers(-(2**53), 2**53)
+                | st.floats(allow_nan=False, allow_infinity=False)
+                | message_text,
+                max_size=3,
             ),
         ),
     ),

@@ -26,6 +26,7 @@ from tui.session.entries import (
     CURRENT_SESSION_VERSION,
     LEAF_CUSTOM_TYPE,
     Entry,
+    EntryError,
     Message,
     generate_id,
     is_custom,
@@ -151,7 +152,10 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def encode_entry(entry: Entry) -> bytes:
-    return orjson.dumps(entry) + b"\n"
+    try:
+        return orjson.dumps(entry) + b"\n"
+    except TypeError as exc:  # orjson.JSONEncodeError: e.g. an int beyond 64 bits, a non-str key
+        raise EntryError(f"{entry.get('type', 'entry')}: not representable as JSON: {exc}") from None
 
 
 class SessionStore:
