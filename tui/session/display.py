@@ -21,9 +21,12 @@ BASH_CAP = 50
 ARGS_CAP = 40
 
 
-def flat(text: str) -> str:
-    """pi's one-line form: newlines and tabs become spaces, surrounding whitespace is dropped."""
-    return text.replace("\n", " ").replace("\t", " ").strip()
+def flat(text: str, cap: int | None = None) -> str:
+    """pi's one-line form: newlines and tabs become spaces, surrounding whitespace is dropped.
+
+    Carriage returns become spaces too (pi leaves them in, but they would garble a terminal row).
+    """
+    return text.replace("\r", " ").replace("\n", " ").replace("\t", " ").strip()[:cap]
 
 
 def content_text(content: Any) -> str:
@@ -31,9 +34,7 @@ def content_text(content: Any) -> str:
         return content
     if not isinstance(content, list):
         return ""
-    return "".join(
-        str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-    )
+    return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
 def _capped(content: Any) -> str:
@@ -71,7 +72,7 @@ def tool_call_label(name: str, args: Mapping[str, Any] | None) -> str:
     if name == "bash":
         raw = _arg(args, "command")
         # The ellipsis depends on the raw length, the shown part on the trimmed one (as in pi).
-        return f"[bash: {flat(raw)[:BASH_CAP]}{'...' if len(raw) > BASH_CAP else ''}]"
+        return f"[bash: {flat(raw, BASH_CAP)}{'...' if len(raw) > BASH_CAP else ''}]"
     if name == "grep":
         return f"[grep: /{_arg(args, 'pattern')}/ in {_home(_arg(args, 'path', default='.'))}]"
     if name == "find":
@@ -152,7 +153,7 @@ def _message_text(message: Message, calls: Mapping[str, tuple[str, Any]]) -> str
         if message.get("stopReason") == "aborted":
             return "assistant: (aborted)"
         if message.get("errorMessage"):
-            return f"assistant: {flat(str(message['errorMessage']))[:ERROR_CAP]}"
+            return f"assistant: {flat(str(message['errorMessage']), ERROR_CAP)}"
         return "assistant: (no content)"
     if role == "toolResult":
         call = calls.get(str(message.get("toolCallId"))) if message.get("toolCallId") else None

@@ -1,16 +1,18 @@
 """pi's ``/tree`` as a headless model: filters, visibility, indentation, folding, search and navigation.
 
-:func:`flatten` turns a :class:`TreeIndex` into display rows (pi's indentation: one level per branch
-point, flat single-child chains, the active branch first). :class:`TreeSelector` holds the cursor,
+:func:`visible_forest` hangs every visible entry under its nearest visible ancestor (the active
+branch first); :func:`flatten` turns that forest into display rows with pi's indentation (one level
+per branch point plus one for the first generation after a branch, flat single-child chains, ``│``
+gutters, ``├─``/``└─`` connectors carrying the fold glyph). :class:`TreeSelector` holds the cursor,
 filter, query and folds and implements pi's keys (wrap, page, fold-or-up, unfold-or-down, filter
-cycle). The CLI prints rows; the TUI widget renders the same rows.
+toggles and cycle). The CLI prints rows; the TUI widget renders the same rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from tui.session.display import assistant_has_text, entry_text, search_text, tool_calls_by_id
 from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom
@@ -26,7 +28,9 @@ FILTER_TAGS: dict[str, str] = {
     "all": " [all]",
 }
 _ROOT = "\0root"
-_DEFAULT_HIDDEN = frozenset({"label", "custom", "model_change", "thinking_level_change"})
+# Bookkeeping entries that only the "all" (and labeled-only) views show.
+_SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+_NORMAL_STOPS = ("stop", "toolUse")
 
 
 @dataclass
@@ -44,7 +48,7 @@ class Row:
     folded: bool
 
     def plain(self) -> str:
-        """The row as pi prints it (without the cursor)."""
+        """The row as pi prints it (without the cursor), plus kompakt's ``← active`` on the leaf."""
         marker = "• " if self.on_active_path else ""
         label = f"[{self.label}] " if self.label else ""
         active = "  ← active" if self.is_leaf else ""
@@ -66,21 +70,23 @@ def row_kind(entry: Entry) -> str:
 
 
 def is_visible(entry: Entry, mode: FilterMode, leaf_id: str | None, label: str | None) -> bool:
+    """Whether ``entry`` passes the filter ``mode`` (search aside)."""
     if is_custom(entry, LEAF_CUSTOM_TYPE):
         return False
     kind = entry.get("type")
     message = (entry.get("message") or {}) if kind == "message" else {}
     role = message.get("role")
-    tool_call_only = role == "assistant" and not assistant_has_text(message)
-    if tool_call_only and entry.get("id") != leaf_id and message.get("stopReason") in ("stop", "toolUse", None):
-        return False  # hidden in every mode, unless it is the leaf or ended abnormally
+    if role == "assistant" and entry.get("id") != leaf_id and not assistant_has_text(message):
+        stop = message.get("stopReason")
+        if not stop or stop in _NORMAL_STOPS:
+            return False  # a tool-call-only turn: hidden in every mode unless leaf or abnormal end
     if mode == "all":
         return True
     if mode == "labeled-only":
         return label is not None
     if mode == "user-only":
         return role == "user"
-    if kind in _DEFAULT_HIDDEN:
+    if kind in _SETTINGS_TYPES:
         return False
     return not (mode == "no-tools" and role == "toolResult")
 
@@ -99,6 +105,7 @@ class VisibleForest:
         return self.parent.get(node) == _ROOT
 
     def segment_start(self, node: str) -> bool:
+        """A root, or a child of a node with more than one visible child."""
         parent = self.parent.get(node)
         return parent == _ROOT or len(self.children.get(parent or "", [])) > 1
 
@@ -107,10 +114,13 @@ class VisibleForest:
 
 
 def visible_forest(tree: TreeIndex, visible: Callable[[Entry], bool], active: set[str]) -> VisibleForest:
+    """Visible entries under their nearest visible ancestors; the child holding the leaf comes first."""
     forest = VisibleForest(children={_ROOT: []})
 
     def ordered(ids: list[str]) -> list[str]:
-        return sorted(ids, key=lambda i: i not in active) if active else ids
+        if len(ids) < 2 or not active:
+            return ids
+        return sorted(ids, key=lambda i: i not in active)  # stable: timestamp order otherwise
 
     stack = [(r, _ROOT) for r in reversed(ordered(tree.roots))]
     while stack:
@@ -125,22 +135,45 @@ def visible_forest(tree: TreeIndex, visible: Callable[[Entry], bool], active: se
 
 
 def flatten(
-    tree: TreeIndex, forest: VisibleForest, leaf_id: str | None, active: set[str], folded: set[str]
+    tree: TreeIndex,
+    forest: VisibleForest,
+    leaf_id: str | None,
+    active: set[str],
+    folded: set[str],
+    text_of: Callable[[str], str] | None = None,
 ) -> list[Row]:
-    calls = tool_calls_by_id(tree.by_id.values())
+    """Display rows in pi's order and indentation; descendants of folded nodes are left out.
+
+    ``text_of`` gives an entry's row text (the selector passes a cache); by default it is computed.
+    """
+    if text_of is None:
+        calls = tool_calls_by_id(tree.by_id.values())
+
+        def text_of(entry_id: str) -> str:
+            return entry_text(tree.by_id[entry_id], calls)
+
     rows: list[Row] = []
-    # (node, is_last flags of the enclosing branch levels, is a direct child of a branch point)
-    stack: list[tuple[str, tuple[bool, ...], bool]] = [(r, (), False) for r in reversed(forest.roots())]
+    roots = forest.roots()
+    # Several roots hang under a virtual root that branches but draws no connector, so their
+    # children get the one extra level that the first generation after a branch gets.
+    several = len(roots) > 1
+    # (node, indent in levels, first generation after a branch, draws a connector, last sibling,
+    #  gutters as (level, draws │))
+    Item = tuple[str, int, bool, bool, bool, tuple[tuple[int, bool], ...]]
+    stack: list[Item] = [(r, 0, several, False, i == len(roots) - 1, ()) for i, r in enumerate(roots)]
+    stack.reverse()
     while stack:
-        node, levels, branch_child = stack.pop()
+        node, indent, after_branch, connector, last, gutters = stack.pop()
         entry = tree.by_id[node]
         is_folded = node in folded
         foldable = forest.foldable(node)
+        glyph = "⊞" if is_folded else "⊟" if foldable else "─"
         rows.append(
             Row(
                 node,
-                _prefix(levels, branch_child, foldable, is_folded),
-                entry_text(entry, calls),
+                _prefix(indent, connector, last, gutters, glyph)
+                + ("⊞ " if is_folded and not connector else ""),
+                text_of(node),
                 tree.labels.get(node),
                 node in active,
                 node == leaf_id,
@@ -152,23 +185,28 @@ def flatten(
         if is_folded:
             continue
         kids = forest.children.get(node, [])
-        if len(kids) > 1:
-            last = len(kids) - 1
-            stack.extend((k, (*levels, i == last), True) for i, k in reversed(list(enumerate(kids))))
-        elif kids:
-            stack.append((kids[0], levels, False))
+        branches = len(kids) > 1
+        child_indent = indent + 1 if branches or after_branch else indent
+        child_gutters = (*gutters, (indent - 1, not last)) if connector else gutters
+        for i in range(len(kids) - 1, -1, -1):
+            stack.append((kids[i], child_indent, branches, branches, i == len(kids) - 1, child_gutters))
     return rows
 
 
-def _prefix(levels: tuple[bool, ...], branch_child: bool, foldable: bool, folded: bool) -> str:
-    if not levels:
-        return "⊞ " if folded else ""
-    gutter = "".join("   " if last else "│  " for last in levels[:-1])
-    last = levels[-1]
-    if not branch_child:
-        return gutter + ("   " if last else "│  ")
-    middle = "⊞" if folded else "⊟" if foldable else "─"
-    return gutter + ("└" if last else "├") + middle + " "
+def _prefix(
+    indent: int, connector: bool, last: bool, gutters: tuple[tuple[int, bool], ...], glyph: str
+) -> str:
+    """Three characters per level: an ancestor's gutter, this node's connector, or blank."""
+    open_at = dict(gutters)
+    parts: list[str] = []
+    for level in range(indent):
+        if level in open_at:
+            parts.append("│  " if open_at[level] else "   ")
+        elif connector and level == indent - 1:
+            parts.append(("└" if last else "├") + glyph + " ")
+        else:
+            parts.append("   ")
+    return "".join(parts)
 
 
 def render_tree(
@@ -176,6 +214,37 @@ def render_tree(
 ) -> list[Row]:
     """All visible rows for a filter and search query (no folds)."""
     return TreeSelector(tree, leaf_id, mode=mode, query=query).rows
+
+
+class _Texts:
+    """Row and search texts per entry, kept until the tree grows (new tool calls, labels, entries)."""
+
+    def __init__(self, tree: TreeIndex) -> None:
+        self.tree = tree
+        self.size = -1
+        self.calls: dict[str, tuple[str, Any]] = {}
+        self.rows: dict[str, str] = {}
+        self.search: dict[str, str] = {}
+
+    def sync(self) -> None:
+        if len(self.tree.by_id) != self.size:
+            self.size = len(self.tree.by_id)
+            self.calls = tool_calls_by_id(self.tree.by_id.values())
+            self.rows.clear()
+            self.search.clear()
+
+    def row(self, entry_id: str) -> str:
+        text = self.rows.get(entry_id)
+        if text is None:
+            text = self.rows[entry_id] = entry_text(self.tree.by_id[entry_id], self.calls)
+        return text
+
+    def searchable(self, entry_id: str) -> str:
+        text = self.search.get(entry_id)
+        if text is None:
+            entry = self.tree.by_id[entry_id]
+            text = self.search[entry_id] = search_text(entry, self.tree.labels.get(entry_id))
+        return text
 
 
 class TreeSelector:
@@ -199,9 +268,12 @@ class TreeSelector:
         self.folded: set[str] = set()
         self.rows: list[Row] = []
         self.forest = VisibleForest()
-        self._index: dict[str, int] = {}
-        self._remembered: str | None = selected_id or leaf_id
         self.selected_id: str | None = None
+        self._active: set[str] = set()
+        self._index: dict[str, int] = {}
+        self._texts = _Texts(tree)
+        # pi's "last real selection": kept while a filter shows nothing, so it comes back later.
+        self._remembered: str | None = selected_id or leaf_id
         self.refresh()
 
     # --- building -----------------------------------------------------------------------------
@@ -209,34 +281,44 @@ class TreeSelector:
         """Recompute rows (after appends, a leaf move or a filter change), keeping the selection."""
         if leaf_id is not ...:
             self.leaf_id = leaf_id  # type: ignore[assignment]
-        active = set(self.tree.path_ids(self.leaf_id))
+        self._texts.sync()
+        self._active = set(self.tree.path_ids(self.leaf_id))
         tokens = self.query.lower().split()
         labels = self.tree.labels
+        texts = self._texts
 
         def visible(entry: Entry) -> bool:
             entry_id = entry["id"]
             if not is_visible(entry, self.mode, self.leaf_id, labels.get(entry_id)):
                 return False
             if tokens:
-                haystack = search_text(entry, labels.get(entry_id))
+                haystack = texts.searchable(entry_id)
                 return all(t in haystack for t in tokens)
             return True
 
-        self.forest = visible_forest(self.tree, visible, active)
+        self.forest = visible_forest(self.tree, visible, self._active)
         self.folded &= set(self.forest.parent)
-        self.rows = flatten(self.tree, self.forest, self.leaf_id, active, self.folded)
+        self._layout()
+
+    def _layout(self) -> None:
+        """Rows from the current forest and folds; the selection stays on the same entry or an ancestor."""
+        self.rows = flatten(self.tree, self.forest, self.leaf_id, self._active, self.folded, self._texts.row)
         self._index = {row.entry_id: i for i, row in enumerate(self.rows)}
         self._reselect()
 
     def _reselect(self) -> None:
+        if not self.rows:
+            self.selected_id = None  # _remembered stays: an empty view keeps the real selection
+            return
         target = self._remembered
-        while target is not None and target not in self._index:
+        seen: set[str] = set()
+        while target is not None and target not in self._index and target not in seen:
+            seen.add(target)
             entry = self.tree.by_id.get(target)
-            parent = entry.get("parentId") if entry else None
-            target = parent if parent != target else None
-        if target is None and self.rows:
+            target = entry.get("parentId") if entry else None
+        if target not in self._index:
             target = self.rows[-1].entry_id
-        self.selected_id = target
+        self.selected_id = self._remembered = target
 
     @property
     def selected_index(self) -> int:
@@ -248,10 +330,12 @@ class TreeSelector:
         return self.rows[index] if index >= 0 else None
 
     def footer(self) -> str:
+        """``(i/n)`` plus the filter tag, as under pi's list."""
         position = self.selected_index + 1 if self.rows else 0
         return f"({position}/{len(self.rows)}){FILTER_TAGS[self.mode]}"
 
     def select(self, entry_id: str) -> None:
+        """Select ``entry_id``, or its nearest visible ancestor."""
         self._remembered = entry_id
         self._reselect()
 
@@ -266,16 +350,19 @@ class TreeSelector:
             self._select_index((max(self.selected_index, 0) + delta) % len(self.rows))
 
     def page(self, direction: int) -> None:
+        """A page up (-1) or down (+1), clamped to the first and last row."""
         if self.rows:
             index = max(self.selected_index, 0) + direction * self.page_size
             self._select_index(min(max(index, 0), len(self.rows) - 1))
 
     def fold_or_up(self) -> None:
+        """Fold the selected node if it can fold, else jump to the start of its branch segment."""
         node = self.selected_id
-        if node is None or node not in self.forest.parent:
+        if node is None:
             return
         if self.forest.foldable(node) and node not in self.folded:
-            self._set_folds(self.folded | {node}, node)
+            self.folded.add(node)
+            self._layout()
             return
         parent = self.forest.parent.get(node)
         while parent not in (None, _ROOT):
@@ -285,48 +372,42 @@ class TreeSelector:
             parent = self.forest.parent.get(parent)
 
     def unfold_or_down(self) -> None:
+        """Unfold the selected node if folded, else follow first children to the next branch or leaf."""
         node = self.selected_id
-        if node is None or node not in self.forest.parent:
+        if node is None:
             return
         if node in self.folded:
-            self._set_folds(self.folded - {node}, node)
+            self.folded.discard(node)
+            self._layout()
             return
-        while True:
+        while node not in self.folded:  # a folded node shows no children: the walk stops there
             kids = self.forest.children.get(node, [])
             if not kids:
                 break
-            if len(kids) > 1:
-                node = kids[0]
-                break
             node = kids[0]
+            if len(kids) > 1:
+                break
         self.select(node)
-
-    def _set_folds(self, folds: set[str], keep: str) -> None:
-        self.folded = folds
-        self._remembered = keep
-        self.refresh()
 
     # --- filter and search --------------------------------------------------------------------
     def set_filter(self, mode: FilterMode) -> None:
         """Switch filter (clears folds); the same entry or its nearest visible ancestor stays selected."""
-        if self.selected_id is not None:
-            self._remembered = self.selected_id
         self.mode = mode
         self.folded = set()
-        remembered = self._remembered
         self.refresh()
-        if not self.rows:
-            self._remembered = remembered  # an empty view keeps the real selection for later
 
     def toggle_filter(self, mode: FilterMode) -> None:
+        """pi's Ctrl+T/U/L/A: switch to ``mode``, or back to default when it is already on."""
         self.set_filter("default" if self.mode == mode else mode)
 
     def cycle_filter(self, step: int = 1) -> None:
+        """Ctrl+O (+1) / Shift+Ctrl+O (-1) through default → no-tools → user-only → labeled-only → all."""
         index = FILTER_CYCLE.index(self.mode)
         self.set_filter(FILTER_CYCLE[(index + step) % len(FILTER_CYCLE)])
 
     def type_text(self, text: str) -> None:
-        if text and text.isprintable():
+        """Append typed text to the query; keystrokes with control characters are ignored."""
+        if text and not any(_is_control(ch) for ch in text):
             self._set_query(self.query + text)
 
     def backspace(self) -> None:
@@ -341,8 +422,11 @@ class TreeSelector:
         return False
 
     def _set_query(self, query: str) -> None:
-        if self.selected_id is not None:
-            self._remembered = self.selected_id
         self.query = query
         self.folded = set()
         self.refresh()
+
+
+def _is_control(ch: str) -> bool:
+    code = ord(ch)
+    return code < 32 or code == 0x7F or 0x80 <= code <= 0x9F
