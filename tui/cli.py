@@ -96,9 +96,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
         line.append(row.text, style=_ROW_STYLES.get(row.kind, ""))
         if row.is_leaf:
             line.append("  ← active", style="bold green")
-        line.no_wrap = True
-        line.overflow = "ellipsis"
-        console.print(line)
+        console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
     console.print(Text(f"({len(rows)} rows)", style="bright_black"))
     return 0
 
