@@ -93,10 +93,11 @@ def cmd_tree(args: argparse.Namespace) -> int:
             line.append("• ", style="green")
         if row.label:
             line.append(f"[{row.label}] ", style="yellow")
-        line.append(row.text, style=_ROW_STYLES.get(row.kind, ""))
-        if row.is_leaf:
-            line.append("  ← active", style="bold green")
-        console.print(line, no_wrap=True, overflow="ellipsis", crop=True)
+        suffix = Text("  ← active", style="bold green") if row.is_leaf else Text("")
+        body = Text(row.text, style=_ROW_STYLES.get(row.kind, ""))
+        # Crop the entry text, not the markers, to the terminal width.
+        body.truncate(max(8, console.width - line.cell_len - suffix.cell_len), overflow="ellipsis")
+        console.print(line + body + suffix, no_wrap=True, crop=True)
     console.print(Text(f"({len(rows)} rows)", style="bright_black"))
     return 0
 
