@@ -120,3 +120,26 @@ def test_ensure_env_keeps_user_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     litellm_loader.ensure_env()
     assert os.environ["HF_HUB_OFFLINE"] == "0"
     assert os.environ["LITELLM_OFFLINE_MODE"] == "true"
+
+
+def test_awaiting_litellm_keeps_the_event_loop_running() -> None:
+    code = (
+        "import asyncio, sys\n"
+        "from tui.agent import litellm_loader as ll\n"
+        "async def main():\n"
+        "    ticks = 0\n"
+        "    async def ticker():\n"
+        "        nonlocal ticks\n"
+        "        while True:\n"
+        "            ticks += 1\n"
+        "            await asyncio.sleep(0.005)\n"
+        "    task = asyncio.create_task(ticker())\n"
+        "    await asyncio.sleep(0)\n"
+        "    before = ticks\n"
+        "    module = await ll.load_litellm_async()\n"
+        "    task.cancel()\n"
+        "    return before, ticks, module is sys.modules['litellm']\n"
+        "before, after, same = asyncio.run(main())\n"
+        "print(before, after > before + 1, same)"
+    )
+    assert _run(code) == "1 True True"

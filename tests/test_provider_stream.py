@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tui.agent.errors import RetryableError
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
 from tui.agent.stream_events import (
@@ -241,7 +242,8 @@ async def test_server_dropping_the_stream_ends_in_an_error_without_a_retry(fake_
     assert isinstance(done, Done)
     assert done.message["stopReason"] == "error"
     assert done.message["content"] == [{"type": "text", "text": "partial "}]
-    assert done.message["errorMessage"]
+    assert done.message["errorMessage"] == "Connection error."
+    assert isinstance(done.error, RetryableError)
     assert fake_openai.hit_count == 1  # text had been shown, so a retry would duplicate it
 
 

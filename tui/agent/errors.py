@@ -201,6 +201,7 @@ def _status_of(exc: BaseException) -> int | None:
 
 def _clean(text: str) -> str:
     """Drop litellm's class-name prefixes so the user sees the provider's own words."""
+    text = text.split(" Original exception:", 1)[0]  # litellm repeats the same error, prefixed again
     return re.sub(r"^(?:litellm\.\w+:\s*)+(?:\w+Error:\s*)*(?:\w+Exception - )?", "", text.strip())
 
 

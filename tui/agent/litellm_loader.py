@@ -2,13 +2,15 @@
 
 litellm takes two to three seconds to import and, without the guards, fetches a price map from the
 network and may download tokenizers (reference/deps.md §1.3, §2.3). Nothing in the core imports it at
-module level: callers use :func:`load_litellm` (on whatever thread they are on) or start the import on a
-daemon thread with :func:`start_background_import` right after the first frame. After the import, the
+module level: callers use :func:`load_litellm` (on whatever thread they are on), start the import on a
+daemon thread with :func:`start_background_import` right after the first frame, or await
+:func:`load_litellm_async` from the event loop. After the import, the
 heap is frozen so that litellm's ~370k objects never make a gen-2 collection stall the UI.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -79,6 +81,13 @@ def start_background_import() -> Future[ModuleType]:
 
     threading.Thread(target=run, name="kompakt-litellm-import", daemon=True).start()
     return future
+
+
+async def load_litellm_async() -> ModuleType:
+    """The loaded module, awaiting the background import so that the event loop never blocks on it."""
+    if _module is not None:
+        return _module
+    return await asyncio.wrap_future(start_background_import())
 
 
 def _configure(litellm: ModuleType) -> None:

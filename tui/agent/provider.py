@@ -6,7 +6,8 @@ transient failure (rate limit, 5xx, timeout, connection) that strikes before any
 retried with the :class:`RetryPolicy` backoff; litellm's and the openai SDK's own retries are switched off
 so that the policy alone decides. Every stream ends with :class:`Done`; a failure does not raise, it ends
 with ``stopReason: "error"`` and the classified error. Cancelling the consuming task closes the HTTP
-stream at once. litellm is loaded on first use (normally already loaded in the background).
+stream at once. litellm is awaited from the background import, so a stream never blocks the event loop
+while litellm loads; the synchronous helpers (``context_window``, ``new_builder``) load it on the spot.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from tui.agent import model_info
 from tui.agent.assistant_builder import AssistantBuilder
 from tui.agent.errors import RetryableError, classify
-from tui.agent.litellm_loader import load_litellm
+from tui.agent.litellm_loader import load_litellm_async
 from tui.agent.offline import is_offline, register_offline_provider
 from tui.agent.openai_format import to_openai_messages, to_openai_tools
 from tui.agent.retry import RetryPolicy
@@ -75,6 +76,7 @@ class Provider:
         builder: AssistantBuilder | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Stream one assistant turn; always ends with :class:`Done` unless the task is cancelled."""
+        litellm = await load_litellm_async()
         request = self._request(messages, tools, model, system_prompt, max_tokens, reasoning_effort)
         builder = builder or self.new_builder(model)
         attempt = 0
@@ -82,7 +84,7 @@ class Provider:
             builder.reset()
             yielded = False
             try:
-                async for event in self._attempt(request, builder):
+                async for event in self._attempt(litellm, request, builder):
                     yielded = True
                     yield event
             except Exception as exc:  # CancelledError is a BaseException and passes straight through
@@ -148,9 +150,8 @@ class Provider:
         return request
 
     async def _attempt(
-        self, request: dict[str, Any], builder: AssistantBuilder
+        self, litellm: Any, request: dict[str, Any], builder: AssistantBuilder
     ) -> AsyncIterator[StreamEvent]:
-        litellm = load_litellm()
         model = request["model"]
         if is_offline(model):
             register_offline_provider()
