@@ -1,0 +1,66 @@
+"""Slash commands and ``!`` shell lines typed in the prompt: parsing and the command list.
+
+The prompt's completion, the help screen and the main screen's dispatcher all read :data:`COMMANDS`,
+so a command is described once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    usage: str
+    help: str
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("compact", "/compact [instructions]", "Compact the context now, optionally with a focus"),
+    SlashCommand("tree", "/tree", "Open the full-screen session tree"),
+    SlashCommand("model", "/model [name]", "Pick the model (or set it by name)"),
+    SlashCommand("settings", "/settings", "Open the settings screen"),
+    SlashCommand("label", "/label [text]", "Label the current entry (empty text clears it)"),
+    SlashCommand("export", "/export [html|md]", "Export the session (HTML outline or Markdown transcript)"),
+    SlashCommand("new", "/new", "Start a new session"),
+    SlashCommand("resume", "/resume", "Open one of your kompakt or pi sessions"),
+    SlashCommand("moa", "/moa on|off", "Turn Mixture of Agents on or off"),
+    SlashCommand("name", "/name <text>", "Name this session"),
+    SlashCommand("help", "/help", "Show keys and commands"),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a submitted prompt is: a slash command, a shell line, or a message for the model."""
+
+    kind: str  # "command" | "bash" | "message" | "unknown"
+    name: str = ""
+    argument: str = ""
+    exclude_from_context: bool = False
+
+
+def parse(text: str) -> Parsed:
+    stripped = text.strip()
+    if stripped.startswith("!!"):
+        return Parsed("bash", argument=stripped[2:].strip(), exclude_from_context=True)
+    if stripped.startswith("!") and len(stripped) > 1:
+        return Parsed("bash", argument=stripped[1:].strip())
+    if stripped.startswith("/") and len(stripped) > 1 and not stripped.startswith("//"):
+        name, _, argument = stripped[1:].partition(" ")
+        if "/" in name:  # a path such as /etc/hosts is a message, not a command
+            return Parsed("message", argument=text)
+        if name in BY_NAME:
+            return Parsed("command", name=name, argument=argument.strip())
+        return Parsed("unknown", name=name, argument=argument.strip())
+    return Parsed("message", argument=text)
+
+
+def completions(prefix: str) -> list[SlashCommand]:
+    """Commands whose name starts with what follows the slash in ``prefix``."""
+    if not prefix.startswith("/") or " " in prefix:
+        return []
+    head = prefix[1:]
+    return [c for c in COMMANDS if c.name.startswith(head)]
