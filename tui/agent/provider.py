@@ -110,6 +110,7 @@ class Provider:
         self, system: str, user_text: str, *, model: str, max_tokens: int | None = None
     ) -> str:
         """The text of one answer to ``user_text`` (for summaries); raises :class:`ProviderError` on failure."""
+        await load_litellm_async()  # the output limit below comes from litellm's model map
         limit = self.max_output_tokens(model)
         messages = [{"role": "user", "content": [{"type": "text", "text": user_text}]}]
         events = self.stream(
