@@ -69,26 +69,52 @@ def row_kind(entry: Entry) -> str:
     return "meta"
 
 
-def is_visible(entry: Entry, mode: FilterMode, leaf_id: str | None, label: str | None) -> bool:
-    """Whether ``entry`` passes the filter ``mode`` (search aside)."""
+# What the filters need to know about an entry; computed once per entry and cached by the selector.
+_MARKER, _QUIET, _USER, _TOOL_RESULT, _SETTINGS, _OTHER = range(6)
+_SHOWN_BY_MODE: dict[str, frozenset[int]] = {
+    "default": frozenset({_USER, _TOOL_RESULT, _OTHER}),
+    "no-tools": frozenset({_USER, _OTHER}),
+    "user-only": frozenset({_USER}),
+    "all": frozenset({_USER, _TOOL_RESULT, _SETTINGS, _OTHER}),
+}
+
+
+def _category(entry: Entry) -> int:
     if is_custom(entry, LEAF_CUSTOM_TYPE):
-        return False
+        return _MARKER
     kind = entry.get("type")
-    message = (entry.get("message") or {}) if kind == "message" else {}
+    if kind in _SETTINGS_TYPES:
+        return _SETTINGS
+    if kind != "message":
+        return _OTHER
+    message = entry.get("message") or {}
     role = message.get("role")
-    if role == "assistant" and entry.get("id") != leaf_id and not assistant_has_text(message):
+    if role == "user":
+        return _USER
+    if role == "toolResult":
+        return _TOOL_RESULT
+    if role == "assistant" and not assistant_has_text(message):
         stop = message.get("stopReason")
         if not stop or stop in _NORMAL_STOPS:
-            return False  # a tool-call-only turn: hidden in every mode unless leaf or abnormal end
-    if mode == "all":
-        return True
-    if mode == "labeled-only":
-        return label is not None
-    if mode == "user-only":
-        return role == "user"
-    if kind in _SETTINGS_TYPES:
+            return _QUIET  # a tool-call-only turn
+    return _OTHER
+
+
+def _passes(category: int, is_leaf: bool, mode: FilterMode, labeled: bool) -> bool:
+    if category == _MARKER:
         return False
-    return not (mode == "no-tools" and role == "toolResult")
+    if category == _QUIET:
+        if not is_leaf:
+            return False  # hidden in every mode unless it is the leaf (abnormal ends are not _QUIET)
+        category = _OTHER
+    if mode == "labeled-only":
+        return labeled
+    return category in _SHOWN_BY_MODE[mode]
+
+
+def is_visible(entry: Entry, mode: FilterMode, leaf_id: str | None, label: str | None) -> bool:
+    """Whether ``entry`` passes the filter ``mode`` (search aside)."""
+    return _passes(_category(entry), entry.get("id") == leaf_id, mode, label is not None)
 
 
 @dataclass
@@ -113,7 +139,7 @@ class VisibleForest:
         return bool(self.children.get(node)) and self.segment_start(node)
 
 
-def visible_forest(tree: TreeIndex, visible: Callable[[Entry], bool], active: set[str]) -> VisibleForest:
+def visible_forest(tree: TreeIndex, visible: Callable[[str], bool], active: set[str]) -> VisibleForest:
     """Visible entries under their nearest visible ancestors; the child holding the leaf comes first."""
     forest = VisibleForest(children={_ROOT: []})
 
@@ -122,15 +148,22 @@ def visible_forest(tree: TreeIndex, visible: Callable[[Entry], bool], active: se
             return ids
         return sorted(ids, key=lambda i: i not in active)  # stable: timestamp order otherwise
 
+    children, parents, all_children = forest.children, forest.parent, tree.children
     stack = [(r, _ROOT) for r in reversed(ordered(tree.roots))]
     while stack:
         node, vparent = stack.pop()
-        if visible(tree.by_id[node]):
-            forest.children[vparent].append(node)
-            forest.children[node] = []
-            forest.parent[node] = vparent
+        if visible(node):
+            children[vparent].append(node)
+            children[node] = []
+            parents[node] = vparent
             vparent = node
-        stack.extend((c, vparent) for c in reversed(ordered(tree.children.get(node, []))))
+        kids = all_children.get(node)
+        if not kids:
+            continue
+        if len(kids) == 1:  # the common case: a chain
+            stack.append((kids[0], vparent))
+        else:
+            stack.extend((c, vparent) for c in reversed(ordered(kids)))
     return forest
 
 
@@ -158,21 +191,25 @@ def flatten(
     # children get the one extra level that the first generation after a branch gets.
     several = len(roots) > 1
     # (node, indent in levels, first generation after a branch, draws a connector, last sibling,
-    #  gutters as (level, draws │))
-    Item = tuple[str, int, bool, bool, bool, tuple[tuple[int, bool], ...]]
-    stack: list[Item] = [(r, 0, several, False, i == len(roots) - 1, ()) for i, r in enumerate(roots)]
+    #  lead = the drawn levels before the node's own last level: ancestors' │ gutters or blanks)
+    stack: list[tuple[str, int, bool, bool, bool, str]] = [
+        (r, 0, several, False, i == len(roots) - 1, "") for i, r in enumerate(roots)
+    ]
     stack.reverse()
     while stack:
-        node, indent, after_branch, connector, last, gutters = stack.pop()
+        node, indent, after_branch, connector, last, lead = stack.pop()
         entry = tree.by_id[node]
         is_folded = node in folded
         foldable = forest.foldable(node)
-        glyph = "⊞" if is_folded else "⊟" if foldable else "─"
+        if connector:
+            glyph = "⊞" if is_folded else "⊟" if foldable else "─"
+            prefix = lead + ("└" if last else "├") + glyph + " "
+        else:
+            prefix = (lead + "   " if indent else "") + ("⊞ " if is_folded else "")
         rows.append(
             Row(
                 node,
-                _prefix(indent, connector, last, gutters, glyph)
-                + ("⊞ " if is_folded and not connector else ""),
+                prefix,
                 text_of(node),
                 tree.labels.get(node),
                 node in active,
@@ -186,27 +223,15 @@ def flatten(
             continue
         kids = forest.children.get(node, [])
         branches = len(kids) > 1
-        child_indent = indent + 1 if branches or after_branch else indent
-        child_gutters = (*gutters, (indent - 1, not last)) if connector else gutters
-        for i in range(len(kids) - 1, -1, -1):
-            stack.append((kids[i], child_indent, branches, branches, i == len(kids) - 1, child_gutters))
-    return rows
-
-
-def _prefix(
-    indent: int, connector: bool, last: bool, gutters: tuple[tuple[int, bool], ...], glyph: str
-) -> str:
-    """Three characters per level: an ancestor's gutter, this node's connector, or blank."""
-    open_at = dict(gutters)
-    parts: list[str] = []
-    for level in range(indent):
-        if level in open_at:
-            parts.append("│  " if open_at[level] else "   ")
-        elif connector and level == indent - 1:
-            parts.append(("└" if last else "├") + glyph + " ")
+        if branches or after_branch:
+            # One level deeper; this node's connector turns into a gutter while siblings follow.
+            child_indent = indent + 1
+            child_lead = lead + ("│  " if connector and not last else "   ") if indent else ""
         else:
-            parts.append("   ")
-    return "".join(parts)
+            child_indent, child_lead = indent, lead  # a single-child chain stays flat
+        for i in range(len(kids) - 1, -1, -1):
+            stack.append((kids[i], child_indent, branches, branches, i == len(kids) - 1, child_lead))
+    return rows
 
 
 def render_tree(
@@ -216,22 +241,36 @@ def render_tree(
     return TreeSelector(tree, leaf_id, mode=mode, query=query).rows
 
 
-class _Texts:
-    """Row and search texts per entry, kept until the tree grows (new tool calls, labels, entries)."""
+class _EntryCache:
+    """Filter categories, row and search texts per entry, kept until the tree grows.
+
+    A session only grows by appending, and every change that matters here (a new tool call, a
+    label) is an appended entry, so the tree's size is a sufficient cache key.
+    """
 
     def __init__(self, tree: TreeIndex) -> None:
         self.tree = tree
         self.size = -1
         self.calls: dict[str, tuple[str, Any]] = {}
+        self.categories: dict[str, int] = {}
         self.rows: dict[str, str] = {}
         self.search: dict[str, str] = {}
+        self._path: tuple[str | None, set[str]] = (None, set())
 
     def sync(self) -> None:
         if len(self.tree.by_id) != self.size:
             self.size = len(self.tree.by_id)
             self.calls = tool_calls_by_id(self.tree.by_id.values())
+            self.categories = {i: _category(e) for i, e in self.tree.by_id.items()}
             self.rows.clear()
             self.search.clear()
+            self._path = (None, set())
+
+    def active_path(self, leaf_id: str | None) -> set[str]:
+        """Ids from the root to the leaf; the walk is cached because the leaf rarely moves."""
+        if self._path[0] != leaf_id:
+            self._path = (leaf_id, set(self.tree.path_ids(leaf_id)))
+        return self._path[1]
 
     def row(self, entry_id: str) -> str:
         text = self.rows.get(entry_id)
@@ -271,7 +310,7 @@ class TreeSelector:
         self.selected_id: str | None = None
         self._active: set[str] = set()
         self._index: dict[str, int] = {}
-        self._texts = _Texts(tree)
+        self._cache = _EntryCache(tree)
         # pi's "last real selection": kept while a filter shows nothing, so it comes back later.
         self._remembered: str | None = selected_id or leaf_id
         self.refresh()
@@ -281,18 +320,17 @@ class TreeSelector:
         """Recompute rows (after appends, a leaf move or a filter change), keeping the selection."""
         if leaf_id is not ...:
             self.leaf_id = leaf_id  # type: ignore[assignment]
-        self._texts.sync()
-        self._active = set(self.tree.path_ids(self.leaf_id))
+        cache = self._cache
+        cache.sync()
+        self._active = cache.active_path(self.leaf_id)
         tokens = self.query.lower().split()
-        labels = self.tree.labels
-        texts = self._texts
+        labels, categories, mode, leaf = self.tree.labels, cache.categories, self.mode, self.leaf_id
 
-        def visible(entry: Entry) -> bool:
-            entry_id = entry["id"]
-            if not is_visible(entry, self.mode, self.leaf_id, labels.get(entry_id)):
+        def visible(entry_id: str) -> bool:
+            if not _passes(categories[entry_id], entry_id == leaf, mode, entry_id in labels):
                 return False
             if tokens:
-                haystack = texts.searchable(entry_id)
+                haystack = cache.searchable(entry_id)
                 return all(t in haystack for t in tokens)
             return True
 
@@ -302,7 +340,7 @@ class TreeSelector:
 
     def _layout(self) -> None:
         """Rows from the current forest and folds; the selection stays on the same entry or an ancestor."""
-        self.rows = flatten(self.tree, self.forest, self.leaf_id, self._active, self.folded, self._texts.row)
+        self.rows = flatten(self.tree, self.forest, self.leaf_id, self._active, self.folded, self._cache.row)
         self._index = {row.entry_id: i for i, row in enumerate(self.rows)}
         self._reselect()
 
