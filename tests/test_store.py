@@ -374,3 +374,17 @@ def test_unrepresentable_entry_is_a_clear_error_and_nothing_is_written(store: Se
     with pytest.raises(EntryError, match="not representable as JSON"):
         store.append_custom("x", {"big": 2**70})
     assert store.path.read_bytes() == before and len(store) == 0
+
+
+def test_deferred_create_writes_nothing_until_the_first_append(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "new.jsonl"
+    store = SessionStore.create(path, defer=True)
+    assert not path.exists() and not store.exists_on_disk
+    assert store.build_context().messages == [] and store.leaf_id is None
+    store.append_message(user("first"))
+    assert path.exists() and store.exists_on_disk
+    store.close()
+    with SessionStore.open(path) as reopened:
+        assert reopened.session_id == store.session_id and len(reopened) == 1
+    with pytest.raises(FileExistsError):
+        SessionStore.create(path, defer=True)

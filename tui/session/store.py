@@ -180,6 +180,7 @@ class SessionStore:
         self._needs_newline = False
         self._last_fsync = 0.0
         self._dirty = False
+        self._deferred = False
 
     # --- opening ----------------------------------------------------------------------------
     @classmethod
@@ -192,11 +193,15 @@ class SessionStore:
         parent_session: str | None = None,
         fsync: FsyncMode = "always",
         persist_leaf: bool = True,
+        defer: bool = False,
     ) -> SessionStore:
-        """Create a new session file holding only a header (fails if the file exists)."""
+        """Create a new session (fails if the file exists).
+
+        With ``defer=True`` nothing touches the disk until the first append, so starting kompakt and
+        quitting without a word leaves no empty session file behind.
+        """
         store = cls(Path(path), read_only=False, fsync=fsync, persist_leaf=persist_leaf)
-        store.path.parent.mkdir(parents=True, exist_ok=True)
-        header: Entry = {
+        store.header = {
             "type": "session",
             "version": CURRENT_SESSION_VERSION,
             "id": session_id or str(uuid.uuid4()),
@@ -204,16 +209,30 @@ class SessionStore:
             "cwd": cwd if cwd is not None else os.getcwd(),
         }
         if parent_session:
-            header["parentSession"] = parent_session
-        fd = os.open(store.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        store._take_lock(fd)
-        _write_all(fd, encode_entry(header))
-        os.fsync(fd)
-        _fsync_dir(store.path.parent)
-        store.header = header
-        store._offset = os.fstat(fd).st_size
-        store._inode = os.fstat(fd).st_ino
+            store.header["parentSession"] = parent_session
+        if defer:
+            if store.path.exists():
+                raise FileExistsError(f"{store.path}: already exists")
+            store._deferred = True
+        else:
+            store._materialize()
         return store
+
+    def _materialize(self) -> None:
+        """Create the file with its header (exclusive create, locked, fsynced with its directory)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        self._take_lock(fd)
+        _write_all(fd, encode_entry(self.header))
+        os.fsync(fd)
+        _fsync_dir(self.path.parent)
+        self._offset = os.fstat(fd).st_size
+        self._inode = os.fstat(fd).st_ino
+        self._deferred = False
+
+    @property
+    def exists_on_disk(self) -> bool:
+        return not self._deferred
 
     @classmethod
     def open(
@@ -397,9 +416,11 @@ class SessionStore:
         return entry
 
     def _write_entry(self, entry: Entry) -> None:
+        data = encode_entry(entry)
+        if self._deferred:
+            self._materialize()
         if self.read_only or self._fd is None:
             raise ReadOnlySessionError(f"{self.path}: opened read-only")
-        data = encode_entry(entry)
         if self._needs_newline:
             data = b"\n" + data
             self._needs_newline = False
