@@ -1,0 +1,469 @@
+"""The compaction timeline of a root→leaf path, headless: what the timeline widget draws.
+
+The path becomes one segment per context-relevant entry, each as wide as its tokens and tagged with
+its region: summarised (behind the latest compaction's ``firstKeptEntryId``), kept (from that entry
+to the compaction), the summary (the compaction entry) and after (everything since). When the
+provider reported usage, widths are the chars/4 estimates scaled by the ratio between that usage and
+the estimate of the same messages, so the in-context part adds up to the real context size; the
+share of usage no entry explains (system prompt, tool schemas) is ``overhead_tokens``. Bar
+positions are in *context coordinates*: 0 is where the context starts, the overhead comes first,
+the summarised region lies at negative positions. The what-if is ``prepare_compaction`` itself, the
+planner ``kompakt plan`` runs, for the current or a proposed keepRecentTokens/reserveTokens.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+from tui.compaction.plan import (
+    CompactionPlan,
+    PlanSkip,
+    calibrate_keep_recent_tokens,
+    effective_path,
+    prepare_compaction,
+    threshold,
+)
+from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
+from tui.session.context import context_from_path, entry_to_message
+from tui.session.entries import Entry
+
+REGION_SUMMARISED = "summarised"
+REGION_SUMMARY = "summary"
+REGION_KEPT = "kept"
+REGION_AFTER = "after"
+
+SOURCE_USAGE = "usage"
+SOURCE_ESTIMATE = "estimate"
+
+REASONS = frozenset({"manual", "threshold", "overflow"})
+
+# A usage/estimate ratio outside these bounds says more about the system prompt than about the
+# entries (a two-line session with a 3k-token system prompt); the rest becomes overhead.
+MIN_RATIO = 0.25
+MAX_RATIO = 8.0
+
+_ROLE_KINDS = {
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "tool",
+    "bashExecution": "tool",
+    "branchSummary": "summary",
+    "compactionSummary": "compaction",
+}
+
+
+class Segment(NamedTuple):
+    """One context-relevant entry on the bar; ``start`` is in context coordinates."""
+
+    entry_id: str
+    index: int
+    kind: str
+    region: str
+    tokens: int
+    estimate: int
+    source: str
+    start: int
+
+    @property
+    def end(self) -> int:
+        return self.start + self.tokens
+
+
+@dataclass(frozen=True, slots=True)
+class KeepSpan:
+    """The keepRecentTokens budget measured back from the end of the path, in context coordinates.
+
+    ``keep_tokens`` is the budget the planner compares with estimates (after calibration);
+    ``clipped`` is true when the entries after the latest compaction do not fill it.
+    """
+
+    start: int
+    end: int
+    keep_tokens: int
+    clipped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PastCompaction:
+    """A compaction entry on the path, oldest first in :attr:`Timeline.compactions`."""
+
+    entry_id: str
+    index: int
+    timestamp: str
+    first_kept_entry_id: str
+    tokens_before: int
+    tokens_after: int
+    tokens_after_recorded: bool
+    reason: str
+    duration_ms: int | None
+    summary_tokens: int
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """Where a compaction with these settings would cut, from ``prepare_compaction`` itself.
+
+    Token figures are bar tokens (usage-scaled like the segments); ``plan`` holds the planner's
+    own estimates. ``tokens_after`` is the kept tail plus the overhead plus the previous summary's
+    size, since the new summary's length is unknown until it is written.
+    """
+
+    keep_recent_tokens: int
+    reserve_tokens: int
+    threshold: int
+    plan: CompactionPlan | PlanSkip
+    position: int | None
+    keep_span: KeepSpan
+    summarise_tokens: int
+    turn_prefix_tokens: int
+    kept_tokens: int
+    tokens_after: int
+
+    @property
+    def skipped(self) -> bool:
+        return isinstance(self.plan, PlanSkip)
+
+    @property
+    def skip_message(self) -> str | None:
+        return self.plan.message if isinstance(self.plan, PlanSkip) else None
+
+    @property
+    def first_kept_entry_id(self) -> str | None:
+        return self.plan.first_kept_entry_id if isinstance(self.plan, CompactionPlan) else None
+
+    @property
+    def first_kept_index(self) -> int | None:
+        return self.plan.first_kept_index if isinstance(self.plan, CompactionPlan) else None
+
+    @property
+    def is_split_turn(self) -> bool:
+        return isinstance(self.plan, CompactionPlan) and self.plan.is_split_turn
+
+    @property
+    def turn_start_index(self) -> int | None:
+        return self.plan.turn_start_index if self.is_split_turn else None
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The whole picture: segments, boundary, budgets, context size, history and the what-if.
+
+    ``positions[i]`` is the context coordinate where path entry ``i`` starts (entries that carry
+    no context share the position of their successor); ``positions[-1]`` is the end of the path.
+    """
+
+    segments: tuple[Segment, ...]
+    positions: tuple[int, ...]
+    estimates: tuple[int, ...]
+    path_length: int
+    compaction_id: str | None
+    compaction_index: int | None
+    boundary_id: str | None
+    boundary_index: int | None
+    context_window: int
+    reserve_tokens: int
+    threshold: int
+    keep_recent_tokens: int
+    calibrate: bool
+    keep_span: KeepSpan
+    context_tokens: int
+    usage_tokens: int
+    percent: float
+    overhead_tokens: int
+    ratio: float | None
+    region_tokens: dict[str, int]
+    previous_summary_tokens: int
+    compactions: tuple[PastCompaction, ...]
+    what_if: WhatIf
+
+    @property
+    def context_end(self) -> int:
+        """Where the context ends on the bar (equals ``context_tokens`` when usage explains it)."""
+        return self.positions[-1]
+
+    @property
+    def summarised_start(self) -> int:
+        """The (negative) position of the oldest summarised entry, 0 when nothing is summarised."""
+        return self.positions[0] if self.path_length else 0
+
+    def with_what_if(self, path_entries: Sequence[Entry], keep: int, reserve: int) -> Timeline:
+        """The same timeline with the what-if re-planned for other settings (no other work redone)."""
+        bar = _Bar(
+            self.positions,
+            self.estimates,
+            self.compaction_index + 1 if self.compaction_index is not None else 0,
+            self.calibrate,
+            self.context_window,
+            self.context_tokens,
+            self.overhead_tokens,
+            self.previous_summary_tokens,
+        )
+        span = self.keep_span if keep == self.keep_recent_tokens else None
+        return replace(self, what_if=_plan_what_if(bar, effective_path(path_entries), keep, reserve, span))
+
+
+def _kompakt_details(entry: Entry) -> dict[str, Any]:
+    details = entry.get("details")
+    record = details.get("kompakt") if isinstance(details, dict) else None
+    return record if isinstance(record, dict) else {}
+
+
+def _as_int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+def build_timeline(
+    path_entries: Sequence[Entry],
+    *,
+    context_window: int,
+    reserve_tokens: int,
+    keep_recent_tokens: int,
+    calibrate: bool = True,
+    what_if: tuple[int, int] | None = None,
+) -> Timeline:
+    """Lay out ``path_entries`` (root→leaf) for the timeline; ``what_if`` is ``(keep, reserve)``."""
+    path = effective_path(path_entries)
+    n = len(path)
+    messages: list[dict[str, Any] | None] = []
+    estimates: list[int] = []
+    index_of: dict[Any, int] = {}
+    compaction_index = None
+    # One pass over a long path: every per-entry figure at once.
+    for i, entry in enumerate(path):
+        kind = entry.get("type")
+        message = entry.get("message") if kind == "message" else entry_to_message(entry)
+        messages.append(message)
+        estimates.append(estimate_tokens(message) if message is not None else 0)
+        index_of[entry.get("id")] = i
+        if kind == "compaction":
+            compaction_index = i
+
+    boundary_id = path[compaction_index].get("firstKeptEntryId") if compaction_index is not None else None
+    boundary_index = index_of.get(boundary_id) if boundary_id is not None else None
+    if boundary_index is not None and boundary_index >= compaction_index:
+        boundary_index = None  # the context builder keeps nothing when the id is not before the compaction
+    # Where the context starts on the path: the kept entry, else the compaction itself, else the root.
+    origin = boundary_index if boundary_index is not None else (compaction_index or 0)
+
+    # Nothing before the origin reaches the context (prunes are already applied to `path`).
+    ctx = context_from_path(path[origin:])
+    context = estimate_context_tokens(ctx.messages)
+
+    # Scale every width by usage / estimate of the context messages the usage covered.
+    ratio = None
+    scaled_until = -1  # path index of the last entry the usage covered
+    if calibrate and context.last_usage_index is not None:
+        covered = [index_of[e] for e in ctx.entry_ids[: context.last_usage_index + 1]]
+        covered_estimate = sum(estimates[i] for i in covered)
+        if covered_estimate:
+            ratio = min(max(context.usage_tokens / covered_estimate, MIN_RATIO), MAX_RATIO)
+            scaled_until = max(covered)
+
+    widths = _widths(path, estimates, compaction_index, ratio, scaled_until)
+    covered_width = sum(widths[origin : scaled_until + 1]) if ratio is not None else 0
+    overhead = max(0, context.usage_tokens - covered_width) if ratio is not None else 0
+
+    positions = _positions(widths, origin, overhead)
+    segments = []
+    region_tokens = dict.fromkeys((REGION_SUMMARISED, REGION_KEPT, REGION_SUMMARY, REGION_AFTER), 0)
+    for i, message in enumerate(messages):
+        if message is None:
+            continue
+        region = _region(i, origin, boundary_index, compaction_index)
+        region_tokens[region] += widths[i]
+        segments.append(
+            Segment(
+                path[i].get("id", ""),
+                i,
+                _ROLE_KINDS.get(message.get("role"), "other"),
+                region,
+                widths[i],
+                estimates[i],
+                SOURCE_USAGE if i <= scaled_until else SOURCE_ESTIMATE,
+                positions[i],
+            )
+        )
+    compaction_id = path[compaction_index].get("id") if compaction_index is not None else None
+    bar = _Bar(
+        positions=tuple(positions),
+        estimates=tuple(estimates),
+        start=compaction_index + 1 if compaction_index is not None else 0,
+        calibrate=calibrate,
+        context_window=context_window,
+        context_tokens=context.tokens,
+        overhead=overhead,
+        previous_summary=widths[compaction_index] if compaction_index is not None else 0,
+    )
+    keep_span = _keep_span(bar, path, keep_recent_tokens)
+    keep, reserve = what_if if what_if is not None else (keep_recent_tokens, reserve_tokens)
+    return Timeline(
+        segments=tuple(segments),
+        positions=bar.positions,
+        estimates=bar.estimates,
+        path_length=n,
+        compaction_id=compaction_id,
+        compaction_index=compaction_index,
+        boundary_id=boundary_id,
+        boundary_index=boundary_index,
+        context_window=context_window,
+        reserve_tokens=reserve_tokens,
+        threshold=threshold(context_window, reserve_tokens),
+        keep_recent_tokens=keep_recent_tokens,
+        calibrate=calibrate,
+        keep_span=keep_span,
+        context_tokens=context.tokens,
+        usage_tokens=context.usage_tokens,
+        percent=context.tokens / context_window * 100 if context_window > 0 else 0.0,
+        overhead_tokens=overhead,
+        ratio=ratio,
+        region_tokens=region_tokens,
+        previous_summary_tokens=bar.previous_summary,
+        compactions=tuple(_past_compactions(path, estimates, index_of)),
+        what_if=_plan_what_if(bar, path, keep, reserve, keep_span if keep == keep_recent_tokens else None),
+    )
+
+
+def _widths(
+    path: Sequence[Entry],
+    estimates: Sequence[int],
+    compaction_index: int | None,
+    ratio: float | None,
+    scaled_until: int,
+) -> list[int]:
+    """Bar widths: estimates scaled by ``ratio`` up to ``scaled_until``, rounded cumulatively."""
+    widths = []
+    exact = 0.0
+    rounded = 0
+    for i, estimate in enumerate(estimates):
+        if path[i].get("type") == "compaction" and i != compaction_index:
+            # An older summary is no longer in the context: it is a marker, not a width.
+            widths.append(0)
+            continue
+        exact += estimate * ratio if ratio is not None and i <= scaled_until else estimate
+        width = round(exact) - rounded
+        rounded += width
+        widths.append(width)
+    return widths
+
+
+def _positions(widths: Sequence[int], origin: int, overhead: int) -> list[int]:
+    """Context coordinates of every entry start; the overhead sits before the origin's entry."""
+    positions = [0] * (len(widths) + 1)
+    x = overhead
+    for i in range(origin, len(widths)):
+        positions[i] = x
+        x += widths[i]
+    positions[len(widths)] = x
+    x = 0
+    for i in range(origin - 1, -1, -1):
+        x -= widths[i]
+        positions[i] = x
+    return positions
+
+
+def _region(index: int, origin: int, boundary: int | None, compaction: int | None) -> str:
+    if compaction is None:
+        return REGION_AFTER
+    if index > compaction:
+        return REGION_AFTER
+    if index == compaction:
+        return REGION_SUMMARY
+    if boundary is not None and index >= origin:
+        return REGION_KEPT
+    return REGION_SUMMARISED
+
+
+def _past_compactions(
+    path: Sequence[Entry], estimates: Sequence[int], index_of: dict[Any, int]
+) -> list[PastCompaction]:
+    # Cumulative estimates of everything a compaction could keep (older summaries never are).
+    kept_prefix = [0]
+    for entry, estimate in zip(path, estimates, strict=True):
+        kept_prefix.append(kept_prefix[-1] + (0 if entry.get("type") == "compaction" else estimate))
+    out = []
+    for i, entry in enumerate(path):
+        if entry.get("type") != "compaction":
+            continue
+        record = _kompakt_details(entry)
+        first_kept = entry.get("firstKeptEntryId") or ""
+        kept_from = index_of.get(first_kept)
+        kept = kept_prefix[i] - kept_prefix[kept_from] if kept_from is not None and kept_from < i else 0
+        recorded_after = _as_int(record.get("tokensAfter"))
+        reason = record.get("reason")
+        out.append(
+            PastCompaction(
+                entry_id=entry.get("id", ""),
+                index=i,
+                timestamp=str(entry.get("timestamp") or ""),
+                first_kept_entry_id=str(first_kept),
+                tokens_before=_as_int(entry.get("tokensBefore")) or 0,
+                tokens_after=recorded_after if recorded_after is not None else estimates[i] + kept,
+                tokens_after_recorded=recorded_after is not None,
+                reason=reason if reason in REASONS else "unknown",
+                duration_ms=_as_int(record.get("durationMs")),
+                summary_tokens=estimates[i],
+            )
+        )
+    return out
+
+
+class _Bar(NamedTuple):
+    """What the keep span and the what-if need from a finished layout."""
+
+    positions: tuple[int, ...]
+    estimates: tuple[int, ...]
+    start: int  # first path index after the latest compaction: where the planner may cut
+    calibrate: bool
+    context_window: int
+    context_tokens: int
+    overhead: int
+    previous_summary: int
+
+
+def _keep_span(bar: _Bar, path: Sequence[Entry], keep_recent_tokens: int) -> KeepSpan:
+    """Walk back from the end adding message estimates, as the planner does, until the budget is met."""
+    estimates, positions, start = bar.estimates, bar.positions, bar.start
+    keep = keep_recent_tokens
+    if bar.calibrate:
+        keep, _ = calibrate_keep_recent_tokens(path, sum(estimates[start:]), keep_recent_tokens)
+    end = positions[-1]
+    total = 0
+    for i in range(len(path) - 1, start - 1, -1):
+        if path[i].get("type") != "message" or not estimates[i]:
+            continue
+        if total + estimates[i] >= keep:
+            # Interpolate inside the entry where the budget runs out.
+            fraction = (keep - total) / estimates[i]
+            x = positions[i + 1] - fraction * (positions[i + 1] - positions[i])
+            return KeepSpan(round(x), end, keep, False)
+        total += estimates[i]
+    return KeepSpan(positions[min(start, len(path))], end, keep, True)
+
+
+def _plan_what_if(
+    bar: _Bar, path: Sequence[Entry], keep: int, reserve: int, span: KeepSpan | None = None
+) -> WhatIf:
+    """Run the planner for ``(keep, reserve)`` on the (effective) path and place it on the bar."""
+    plan = prepare_compaction(path, keep_recent_tokens=keep, reserve_tokens=reserve, calibrate=bar.calibrate)
+    span = span or _keep_span(bar, path, keep)
+    limit = threshold(bar.context_window, reserve)
+    if isinstance(plan, PlanSkip):
+        return WhatIf(keep, reserve, limit, plan, None, span, 0, 0, 0, bar.context_tokens)
+    x = bar.positions
+    turn_start = plan.turn_start_index if plan.is_split_turn else plan.first_kept_index
+    kept = x[plan.boundary_end] - x[plan.first_kept_index]
+    return WhatIf(
+        keep_recent_tokens=keep,
+        reserve_tokens=reserve,
+        threshold=limit,
+        plan=plan,
+        position=x[plan.first_kept_index],
+        keep_span=span,
+        summarise_tokens=x[plan.history_end] - x[plan.boundary_start],
+        turn_prefix_tokens=x[plan.first_kept_index] - x[turn_start],
+        kept_tokens=kept,
+        tokens_after=kept + bar.overhead + bar.previous_summary,
+    )
