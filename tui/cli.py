@@ -316,11 +316,48 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 # --- parser ----------------------------------------------------------------------------------
+def run_tui(launch_mode: str, path: str | None) -> int:
+    """Start the full-screen app (the only place Textual gets imported)."""
+    from tui.launch import Launch
+
+    if path is not None and not Path(path).exists():
+        raise UserError(f"{path}: no such session file")
+    from tui.app import KompaktApp
+
+    KompaktApp(Launch(launch_mode, Path(path) if path else None)).run()  # type: ignore[arg-type]
+    return 0
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    return run_tui("open", args.file)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    return run_tui("watch", args.file)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="kompakt", description="Tree-shaped LLM sessions with live compaction."
+        prog="kompakt",
+        description="Tree-shaped LLM sessions with live compaction. Without a command, the TUI starts.",
     )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the newest kompakt or pi session of this directory",
+    )
+    parser.add_argument("--demo", action="store_true", help="open a copy of the bundled demo session")
     sub = parser.add_subparsers(dest="command")
+
+    open_ = sub.add_parser("open", help="open any pi-format session file in the TUI")
+    open_.add_argument("file")
+    open_.set_defaults(func=cmd_open)
+
+    watch = sub.add_parser("watch", help="follow a session file another process writes (read-only TUI)")
+    watch.add_argument("file")
+    watch.set_defaults(func=cmd_watch)
 
     tree = sub.add_parser("tree", help="print the session tree as pi draws it")
     tree.add_argument("file")
@@ -358,10 +395,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
     try:
+        if args.command is None:
+            return run_tui("demo" if args.demo else "continue" if args.continue_ else "new", None)
         return int(args.func(args) or 0)
     except (SessionError, UserError) as exc:
         print(f"kompakt: {exc}", file=sys.stderr)

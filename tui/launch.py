@@ -1,0 +1,94 @@
+"""How kompakt was asked to start, and the session store that follows from it (no Textual here).
+
+``kompakt`` starts a new session in the working directory (the file appears with the first entry),
+``-c`` continues the newest kompakt or pi session there, ``open FILE`` opens any pi-format file (read-only
+when another kompakt holds its lock), ``watch FILE`` follows a file another process writes, and
+``--demo`` opens a fresh copy of the bundled demo session.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from tui.session.catalog import kompakt_home, latest_session, new_session_path
+from tui.session.store import SessionStore
+
+LaunchMode = Literal["new", "continue", "open", "watch", "demo"]
+
+
+@dataclass
+class Launch:
+    mode: LaunchMode = "new"
+    path: Path | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+
+
+@dataclass
+class OpenedSession:
+    store: SessionStore
+    read_only: bool
+    follow: bool
+    notices: list[str] = field(default_factory=list)
+
+
+def demo_path() -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+    return kompakt_home() / "demo" / f"demo-{stamp}.jsonl"
+
+
+def open_session(launch: Launch) -> OpenedSession:
+    """The store for a launch; raises the session engine's documented errors for bad files."""
+    notices: list[str] = []
+    if launch.mode == "watch":
+        assert launch.path is not None
+        store = SessionStore.open(launch.path, read_only=True)
+        return OpenedSession(
+            store,
+            read_only=True,
+            follow=True,
+            notices=[f"Watching {launch.path} (read-only): new entries appear as they are written."],
+        )
+    if launch.mode == "demo":
+        from tui.demo import build_demo
+
+        path = build_demo(demo_path())
+        store = SessionStore.open(path)
+        return OpenedSession(
+            store,
+            False,
+            False,
+            [
+                f"Demo session (a copy at {path}): explore the tree (F2), "
+                "the timeline (F4) and the settings (F5)."
+            ],
+        )
+    path = launch.path
+    if launch.mode == "continue":
+        path = latest_session(str(launch.cwd))
+        if path is None:
+            notices.append("No earlier session here: starting a new one.")
+    if path is None:
+        store = SessionStore.create(new_session_path(str(launch.cwd)), cwd=str(launch.cwd), defer=True)
+        return OpenedSession(store, False, False, notices)
+    store = SessionStore.open(path, on_locked="read_only")
+    if store.read_only:
+        notices.append(f"{path} is open in another kompakt: opened read-only.")
+    for problem in store.problems:
+        notices.append(f"{path}: {problem} (skipped; the file is unchanged)")
+    if store.recovered_torn_line:
+        notices.append(f"{path}: {store.recovered_torn_line}")
+    if store.migrated_from:
+        notices.append(
+            f"{path}: migrated from format v{store.migrated_from}; the original is kept as .v"
+            f"{store.migrated_from}.bak"
+        )
+    return OpenedSession(store, store.read_only, False, notices)
+
+
+def session_cwd(store: SessionStore) -> Path:
+    cwd = store.header.get("cwd")
+    return Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else Path.cwd()

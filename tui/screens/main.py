@@ -1,0 +1,586 @@
+"""The main screen: the chat, the prompt, the compaction timeline, the session tree and the status bar.
+
+It turns widget messages into agent operations (send, compact, navigate, label, model, settings) and
+agent events into widget updates. Agent work runs in workers; events come back as :class:`AgentEventMessage`
+so that handlers, not workers, touch the widgets.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from tui import slash
+from tui.agent import events as ev
+from tui.launch import Launch, session_cwd
+from tui.session.errors import SessionError
+from widgets.assistant_stream import AssistantStream
+from widgets.chat_pane import ChatPane
+from widgets.prompt import PromptBox, PromptInput
+from widgets.session_tree import SessionTreeView
+from widgets.session_tree_pane import SessionTreePane
+from widgets.status_bar import StatusBar
+from widgets.timeline import CompactionTimeline
+
+if TYPE_CHECKING:
+    from tui.agent.session import AgentSession
+    from tui.app import KompaktApp
+
+
+@dataclass
+class AgentEventMessage(Message):
+    """An agent event, delivered to the screen's message queue in order."""
+
+    event: Any
+
+
+class MainScreen(Screen[None]):
+    """Chat, prompt, timeline, tree pane and status, wired to the agent."""
+
+    AUTO_FOCUS = "PromptInput"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f2", "toggle_tree", "Tree pane", id="main.toggle_tree"),
+        Binding("f3", "open_tree", "Full tree", id="main.open_tree"),
+        Binding("f4", "toggle_timeline", "Timeline", id="main.toggle_timeline"),
+        Binding("f5", "settings", "Settings", id="main.settings"),
+        Binding("f6", "model", "Model", id="main.model"),
+        Binding("f7", "resume", "Sessions", id="main.resume"),
+        Binding("f8", "compact", "Compact", id="main.compact"),
+        Binding("escape", "cancel", "Cancel", id="main.cancel", show=False),
+        Binding("ctrl+n", "new_session", "New session", id="main.new", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chat = ChatPane(id="chat")
+        self.timeline = CompactionTimeline(id="timeline")
+        self.prompt = PromptInput(id="prompt")
+        self.tree_pane = SessionTreePane(id="tree-pane")
+        self.status = StatusBar(id="status")
+        self.agent: AgentSession | None = None
+        self._stream: AssistantStream | None = None
+        self._streamed_chars = 0
+        self._tool_args: dict[str, str] = {}
+        self._compaction_started = 0.0
+
+    @property
+    def kapp(self) -> KompaktApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield self.tree_pane
+            with Vertical(id="main"):
+                yield self.chat
+                yield self.timeline
+                yield PromptBox(self.prompt, id="prompt-box")
+        yield self.status
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.kapp.settings_changed.subscribe(self, self._on_settings_changed)
+        self.kapp.litellm_loaded.subscribe(self, self._on_litellm_loaded)
+        self.status.litellm_loading = self.kapp.start_background
+        self.tree_pane.display = False
+        try:
+            opened = self.kapp.session or self.kapp.open_launch(self.kapp.launch)
+        except (SessionError, OSError) as exc:
+            self.notify(str(exc), title="Cannot open the session", severity="error", timeout=15)
+            opened = self.kapp.open_launch(Launch("new", cwd=self.kapp.launch.cwd))
+        await self._show_session(opened.notices)
+        if opened.follow:
+            self.follow_session()
+
+    # --- the session --------------------------------------------------------------------------
+    async def _show_session(self, notices: list[str] = ()) -> None:
+        """(Re)build the agent and every pane for the app's current session."""
+        from tui.agent.session import AgentSession
+
+        opened = self.kapp.session
+        assert opened is not None
+        store = opened.store
+        self.agent = AgentSession(
+            store, self.kapp.settings, workspace=session_cwd(store), ask=self._ask_approval
+        )
+        self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
+        await self.chat.load_messages(store.build_context().messages)
+        self.tree_pane.set_session(
+            store.tree, store.leaf_id, filter_mode=self.kapp.settings.ui.tree_filter_mode
+        )
+        self.prompt.disabled = opened.read_only
+        self.prompt.placeholder = (
+            f"Read-only: {store.path.name}"
+            if opened.read_only
+            else "Message (Enter sends, Shift+Enter new line)"
+        )
+        self.sub_title = store.name or store.path.name
+        self._refresh_status()
+        self.refresh_timeline()
+        for notice in notices:
+            self.notify(notice, timeout=8)
+        if self.agent.is_offline:
+            self.notify(
+                "No model or provider key is configured, so kompakt runs offline: replies are canned and "
+                "compaction uses the deterministic summary. Set `model` in settings.toml (F5) and the "
+                "provider's key (e.g. OPENAI_API_KEY).",
+                title="Offline",
+                timeout=10,
+            )
+
+    def refresh_timeline(self) -> None:
+        if self.agent is None:
+            return
+        compaction = self.kapp.settings.compaction
+        self.timeline.update_timeline(
+            self.agent.store.get_branch(),
+            context_window=self.agent.context_window,
+            reserve_tokens=compaction.reserve_tokens,
+            keep_recent_tokens=compaction.keep_recent_tokens,
+            calibrate=compaction.calibrate,
+        )
+
+    def _refresh_status(self) -> None:
+        if self.agent is None:
+            return
+        tokens, window, _percent = self.agent.context_usage()
+        self.status.model = self.agent.model
+        self.status.offline = self.agent.is_offline
+        self.status.context_tokens = tokens
+        self.status.context_window = window
+        self.status.cost = self.agent.total_cost()
+        self.status.max_iterations = self.kapp.settings.agent.max_iterations
+
+    def _after_store_change(self) -> None:
+        """Entries were appended or the leaf moved: redraw the tree, the timeline and the status."""
+        if self.agent is None:
+            return
+        self.tree_pane.refresh_tree(self.agent.store.leaf_id)
+        self.refresh_timeline()
+        self._refresh_status()
+
+    def _on_settings_changed(self, payload: tuple[Any, list]) -> None:
+        settings, _changes = payload
+        if self.agent is not None:
+            self.agent.update_settings(settings)
+        self.refresh_timeline()
+        self._refresh_status()
+
+    def _on_litellm_loaded(self, _loaded: bool) -> None:
+        self.status.litellm_loading = False
+        self._refresh_status()
+        self.refresh_timeline()
+
+    async def _ask_approval(self, tool: str, args: dict, reason: str) -> bool:
+        from tui.screens.dialogs import ConfirmDialog
+        from tui.session.labels import tool_call_label
+
+        question = f"Allow {tool_call_label(tool, args)}?\n\n{reason}"
+        return bool(await self.app.push_screen_wait(ConfirmDialog(question, yes="Allow", no="Deny")))
+
+    # --- the prompt ---------------------------------------------------------------------------
+    @on(PromptInput.Submitted)
+    async def _submitted(self, event: PromptInput.Submitted) -> None:
+        event.stop()
+        parsed = slash.parse(event.text)
+        if parsed.kind == "command":
+            await self.run_command(parsed.name, parsed.argument)
+        elif parsed.kind == "unknown":
+            self.notify(f"Unknown command /{parsed.name}. Press F1 for the list.", severity="warning")
+        elif parsed.kind == "bash":
+            self.run_agent("bash", parsed.argument, parsed.exclude_from_context)
+        elif event.text.strip():
+            self.run_agent("prompt", event.text)
+
+    @work(exclusive=True, group="agent", exit_on_error=False)
+    async def run_agent(self, operation: str, *args: Any) -> None:
+        """Run one agent operation; its events arrive as AgentEventMessage."""
+        assert self.agent is not None
+        try:
+            if operation == "prompt":
+                await self.agent.prompt(args[0])
+            elif operation == "bash":
+                entry = await self.agent.run_bash(args[0], exclude_from_context=args[1])
+                await self.chat.add_message(entry)
+            elif operation == "compact":
+                await self.agent.compact(*args)
+            elif operation == "continue":
+                await self.agent.continue_()
+        except Exception as exc:  # an agent error must not take the app down
+            self.notify(f"{type(exc).__name__}: {exc}", title="Error", severity="error", timeout=12)
+        finally:
+            self._after_store_change()
+
+    async def run_command(self, name: str, argument: str) -> None:
+        if name == "compact":
+            self.run_agent("compact", argument or None)
+        elif name == "tree":
+            self.action_open_tree()
+        elif name == "model":
+            if argument:
+                self._set_model(argument)
+            else:
+                self.action_model()
+        elif name == "settings":
+            self.action_settings()
+        elif name == "label":
+            self._label_leaf(argument)
+        elif name == "export":
+            self._export(argument or "html")
+        elif name == "new":
+            await self.action_new_session()
+        elif name == "resume":
+            self.action_resume()
+        elif name == "name":
+            if self.agent is not None and argument:
+                self.agent.store.append_session_info(argument)
+                self.sub_title = argument
+                self._after_store_change()
+        elif name == "moa":
+            self._toggle_moa(argument)
+        elif name == "help":
+            self.app.action_help()
+
+    def _label_leaf(self, text: str) -> None:
+        if self.agent is None or self.agent.store.leaf_id is None:
+            self.notify("Nothing to label yet.", severity="warning")
+            return
+        self.agent.store.append_label(self.agent.store.leaf_id, text or None)
+        self._after_store_change()
+
+    def _export(self, kind: str) -> None:
+        if self.agent is None or not self.agent.store.exists_on_disk:
+            self.notify("Nothing to export yet.", severity="warning")
+            return
+        try:
+            from tui.export import write_export
+        except ImportError:
+            self.notify("Export is not available.", severity="error")
+            return
+        path = write_export(self.agent.store, "md" if kind.startswith("m") else "html")
+        self.notify(f"Wrote {path}", title="Exported")
+
+    def _toggle_moa(self, argument: str) -> None:
+        enabled = argument.strip().lower() in ("on", "1", "true", "yes")
+        if self.agent is not None and hasattr(self.agent, "set_moa"):
+            self.agent.set_moa(enabled)
+            self.notify(f"Mixture of Agents {'on' if enabled else 'off'}")
+        else:
+            self.notify("Mixture of Agents is not available in this build.", severity="warning")
+
+    def _set_model(self, model: str) -> None:
+        if self.agent is None:
+            return
+        self.agent.set_model(model)
+        self._after_store_change()
+        self.notify(f"Model: {model}")
+
+    # --- agent events -------------------------------------------------------------------------
+    async def on_agent_event_message(self, message: AgentEventMessage) -> None:
+        event = message.event
+        if isinstance(event, ev.MessageStart) and event.role == "assistant":
+            self._stream = self.chat.begin_assistant()
+            self._streamed_chars = 0
+            self._tool_args.clear()
+        elif isinstance(event, ev.TextDelta | ev.ThinkingDelta):
+            if self._stream is None:
+                self._stream = self.chat.begin_assistant()
+            if isinstance(event, ev.TextDelta):
+                await self._stream.append_text(event.text)
+            else:
+                await self._stream.append_thinking(event.text)
+            self._streamed_chars += len(event.text)
+            self.timeline.set_streaming_tokens(self._streamed_chars // 4)
+        elif isinstance(event, ev.ToolCallStart) and self._stream is not None:
+            self._tool_args[event.id] = ""
+            await self._stream.tool_call_started(event.id, event.name)
+        elif isinstance(event, ev.ToolCallDelta) and self._stream is not None:
+            self._tool_args[event.id] = self._tool_args.get(event.id, "") + event.arguments
+            self._streamed_chars += len(event.arguments)
+            await self._stream.tool_call_args(event.id, self._tool_args[event.id])
+        elif isinstance(event, ev.MessageEnd):
+            await self._message_end(event)
+        elif isinstance(event, ev.ToolExecutionEnd):
+            pass  # the toolResult arrives as its MessageEnd
+        elif isinstance(event, ev.UsageUpdate):
+            self._refresh_status()
+        elif isinstance(event, ev.BudgetUpdate):
+            self.status.iteration = event.used
+            self.status.max_iterations = event.max
+        elif isinstance(event, ev.CompactionStart):
+            self._compaction_started = time.monotonic()
+            self.timeline.set_compacting(event.reason, self._compaction_started)
+            self.status.message = f"compacting ({event.reason})… esc to cancel"
+        elif isinstance(event, ev.CompactionProgress):
+            self.status.message = f"compacting ({event.reason}): {event.phase}… esc to cancel"
+        elif isinstance(event, ev.CompactionEnd):
+            await self._compaction_end(event)
+        elif isinstance(event, ev.RetryScheduled):
+            self.status.message = (
+                f"{event.error_message[:60]} · retry {event.attempt}/{event.max_attempts} in "
+                f"{event.delay_ms / 1000:.0f}s"
+            )
+        elif isinstance(event, ev.RetryFinished):
+            self.status.message = "" if event.success else f"retries failed: {event.final_error or ''}"[:80]
+        elif isinstance(event, ev.Notice):
+            severity = {"info": "information", "warning": "warning", "error": "error"}[event.level]
+            self.notify(event.text, severity=severity, timeout=8)
+        elif isinstance(event, ev.StateChange):
+            self.set_class(event.is_streaming, "-streaming")
+            self.set_class(event.is_compacting, "-compacting")
+            if not event.is_streaming and not event.is_compacting:
+                self.status.message = ""
+        elif isinstance(event, ev.TurnEnd):
+            self.status.iteration = 0
+            self._stream = None
+            self._after_store_change()
+
+    async def _message_end(self, event: ev.MessageEnd) -> None:
+        role = event.message.get("role")
+        if role == "assistant":
+            if self._stream is None:
+                self._stream = self.chat.begin_assistant()
+            await self._stream.finish(event.message, event.entry_id)
+            self._stream = None
+            self.timeline.set_streaming_tokens(0)
+        elif role == "toolResult":
+            await self.chat.add_tool_result(event.message, event.entry_id)
+        else:
+            await self.chat.add_message(event.message)
+        self._after_store_change()
+
+    async def _compaction_end(self, event: ev.CompactionEnd) -> None:
+        self.timeline.set_idle()
+        self.status.message = ""
+        if event.outcome == "result":
+            seconds = event.duration_ms / 1000
+            before = f"{(event.tokens_before or 0) / 1000:.1f}k"
+            after = f"{(event.tokens_after or 0) / 1000:.1f}k"
+            self.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
+            assert self.agent is not None
+            await self.chat.load_messages(self.agent.store.build_context().messages)
+        elif event.outcome == "skip":
+            message = getattr(event.skip, "message", None) or "Nothing to compact."
+            self.notify(message, title="Compaction skipped")
+        elif event.outcome == "aborted":
+            self.notify("Compaction cancelled.", severity="warning")
+        else:
+            self.notify(
+                event.error_message or "Compaction failed.", title="Compaction failed", severity="error"
+            )
+        self._after_store_change()
+
+    # --- the tree -----------------------------------------------------------------------------
+    def action_toggle_tree(self) -> None:
+        self.tree_pane.display = not self.tree_pane.display
+        if self.tree_pane.display and self.agent is not None:
+            self.tree_pane.refresh_tree(self.agent.store.leaf_id)
+            self.tree_pane.view.focus()
+        else:
+            self.prompt.focus()
+
+    def action_open_tree(self) -> None:
+        if self.agent is None or not len(self.agent.store.tree):
+            self.notify("No entries in session")
+            return
+        from tui.screens.tree_screen import TreeScreen
+
+        store = self.agent.store
+        screen = TreeScreen(store.tree, store.leaf_id, filter_mode=self.kapp.settings.ui.tree_filter_mode)
+        self.app.push_screen(screen, self._tree_chosen)
+
+    def _tree_chosen(self, entry_id: str | None) -> None:
+        if entry_id is not None:
+            self.navigate_to(entry_id)
+
+    @on(SessionTreeView.NavigateRequested)
+    def _navigate_requested(self, event: SessionTreeView.NavigateRequested) -> None:
+        event.stop()
+        self.navigate_to(event.entry_id)
+
+    @on(SessionTreeView.Closed)
+    def _tree_closed(self, event: SessionTreeView.Closed) -> None:
+        event.stop()
+        self.tree_pane.display = False
+        self.prompt.focus()
+
+    @on(SessionTreeView.LabelRequested)
+    def _label_requested(self, event: SessionTreeView.LabelRequested) -> None:
+        event.stop()
+        from tui.screens.dialogs import LabelDialog
+
+        def save(label: str | None) -> None:
+            if label is None or self.agent is None:
+                return
+            self.agent.store.append_label(event.entry_id, label or None)
+            self._after_store_change()
+
+        self.app.push_screen(LabelDialog(event.current_label or ""), save)
+
+    @work(exclusive=True, group="navigate", exit_on_error=False)
+    async def navigate_to(self, entry_id: str) -> None:
+        """pi's "After Enter": ask whether to summarise the branch being left, then move the leaf."""
+        if self.agent is None:
+            return
+        store = self.agent.store
+        if entry_id == store.leaf_id:
+            self.notify("Already at this point")
+            return
+        if self.agent.is_streaming:
+            self.notify(
+                "Wait for the reply to finish (or press Esc) before moving in the tree.", severity="warning"
+            )
+            return
+        settings = self.kapp.settings.branch_summary
+        choice: Any = "none"
+        if settings.enabled and not settings.skip_prompt and not self.kapp.session.read_only:
+            from tui.screens.dialogs import SummarizeBranchDialog
+
+            choice = await self.app.push_screen_wait(SummarizeBranchDialog())
+            if choice is None:
+                self.action_open_tree() if not self.tree_pane.display else None
+                return
+        summarize = choice != "none"
+        instructions = choice[1] if isinstance(choice, tuple) else None
+        if self.kapp.session.read_only:
+            store.leaf_id = entry_id
+            result = None
+        else:
+            self.status.message = "Summarizing branch… esc to cancel" if summarize else ""
+            result = await self.agent.navigate(
+                entry_id, summarize=summarize, custom_instructions=instructions
+            )
+            self.status.message = ""
+            if result is None or getattr(result, "cancelled", False):
+                self.notify(
+                    "Branch summarization cancelled"
+                    if getattr(result, "aborted", False)
+                    else "Navigation cancelled",
+                    severity="warning",
+                )
+                return
+        await self.chat.load_messages(store.build_context().messages)
+        editor_text = getattr(result, "editor_text", None)
+        if editor_text and not self.prompt.text.strip():
+            self.prompt.text = editor_text
+        self._after_store_change()
+        self.notify("Navigated to selected point")
+
+    # --- the timeline -------------------------------------------------------------------------
+    def action_toggle_timeline(self) -> None:
+        self.timeline.expanded = not self.timeline.expanded
+
+    @on(CompactionTimeline.CompactNowRequested)
+    def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:
+        event.stop()
+        if self.agent is None:
+            return
+        self.run_agent("compact", None, event.keep_recent_tokens, event.reserve_tokens)
+
+    @on(CompactionTimeline.JumpToEntry)
+    def _jump(self, event: CompactionTimeline.JumpToEntry) -> None:
+        event.stop()
+        if not self.tree_pane.display:
+            self.action_toggle_tree()
+        self.tree_pane.select(event.entry_id)
+        self.tree_pane.view.focus()
+
+    @on(CompactionTimeline.CancelRequested)
+    def _timeline_cancel(self, event: CompactionTimeline.CancelRequested) -> None:
+        event.stop()
+        self.action_cancel()
+
+    def action_compact(self) -> None:
+        self.run_agent("compact", None)
+
+    def action_cancel(self) -> None:
+        if self.agent is not None and (self.agent.is_streaming or self.agent.is_compacting):
+            self.agent.abort()
+            self.status.message = "cancelling…"
+
+    # --- other screens ------------------------------------------------------------------------
+    def action_settings(self) -> None:
+        from tui.screens.settings_screen import SettingsScreen
+
+        kapp = self.kapp
+        screen = SettingsScreen(kapp.load_result, kapp.settings_paths()[0], kapp.ignore_hashes)
+        self.app.push_screen(screen, self._settings_closed)
+
+    def _settings_closed(self, result: Any) -> None:
+        self.timeline.clear_what_if()
+        if result is not None:
+            from tui.config.watcher import diff_settings
+
+            changes = diff_settings(self.kapp.settings, result)
+            self.kapp.settings_saved(result, changes)
+
+    def on_settings_screen_what_if(self, message: Any) -> None:
+        self.timeline.set_what_if(message.keep_recent_tokens, message.reserve_tokens)
+
+    def action_model(self) -> None:
+        from tui.screens.model_picker import ModelPicker
+
+        current = self.agent.model if self.agent else None
+        self.app.push_screen(
+            ModelPicker(self.kapp.settings, current), lambda model: self._set_model(model) if model else None
+        )
+
+    def action_resume(self) -> None:
+        from tui.screens.session_picker import SessionPicker
+
+        self.app.push_screen(SessionPicker(), self._resume_chosen)
+
+    async def _resume_chosen(self, path: Path | None) -> None:
+        if path is not None:
+            await self._switch(Launch("open", path, self.kapp.launch.cwd))
+
+    async def action_new_session(self) -> None:
+        await self._switch(Launch("new", cwd=self.kapp.launch.cwd))
+
+    async def _switch(self, launch: Launch) -> None:
+        if self.agent is not None and (self.agent.is_streaming or self.agent.is_compacting):
+            self.agent.abort()
+        try:
+            opened = self.kapp.open_launch(launch)
+        except (SessionError, OSError) as exc:
+            self.notify(str(exc), title="Cannot open the session", severity="error")
+            return
+        await self._show_session(opened.notices)
+
+    # --- watch mode ---------------------------------------------------------------------------
+    @work(exclusive=True, group="follow", exit_on_error=False)
+    async def follow_session(self) -> None:
+        import asyncio
+
+        from tui.session.follow import follow_session
+
+        assert self.kapp.session is not None
+        stop = asyncio.Event()
+        try:
+            await follow_session(self.kapp.session.store, self._followed, stop)
+        finally:
+            stop.set()
+
+    async def _followed(self, result: Any) -> None:
+        store = self.kapp.session.store
+        if result.reloaded:
+            await self.chat.load_messages(store.build_context().messages)
+            self.tree_pane.set_session(store.tree, store.leaf_id)
+            self.notify("The session file was replaced or truncated: reloaded.", severity="warning")
+        else:
+            for entry in result.new_entries:
+                if entry.get("type") in ("message", "custom_message", "branch_summary", "compaction"):
+                    if entry.get("type") == "compaction":
+                        await self.chat.load_messages(store.build_context().messages)
+                    else:
+                        await self.chat.add_message(entry)
+        self._after_store_change()
