@@ -1,0 +1,260 @@
+"""Run one compaction of a session's active path, from pruning to the stored entry (pi §8.1, §8.3).
+
+The steps: plan the tool-output pruning (omp), plan the compaction as if that pruning were applied,
+ask the hooks (``session_before_compact`` may cancel or supply the whole result;
+``session.compacting`` may add context lines, replace the prompt or attach ``preserveData``), write
+the summaries (the remote endpoint when one is set, else the model, else the deterministic fallback),
+then append the prune entry and ONE ``compaction`` entry and tell the ``session_compact`` hooks.
+Nothing is appended before the summary is complete, so a cancellation (``asyncio.CancelledError``)
+or a failure leaves the session untouched; the prune entry is written alone only when the plan is a
+skip (pruning still runs before every compaction check, as in omp). A compaction that saves 5 % or less
+of the context is reported as "no progress" (Hermes §4.1), so that the caller does not try again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from tui.compaction.errors import CompactionCancelled, SummaryError
+from tui.compaction.fallback import build_fallback_summary
+from tui.compaction.file_ops import compute_file_lists
+from tui.compaction.plan import CompactionPlan, PlanSkip, prepare_compaction
+from tui.compaction.pruning import PrunePlan, plan_pruning, prune_entry_data
+from tui.compaction.summarizer import PlanSummary, SummarizeFn, SummaryBudgets, finish_summary, summarize_plan
+from tui.compaction.summary_sources import remote_summarize_fn
+from tui.compaction.tokens import sum_tokens
+from tui.session.context import context_from_path
+from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry
+
+if TYPE_CHECKING:
+    from tui.agent.hooks import HookRunner
+    from tui.config.model import Settings
+    from tui.session.store import SessionStore
+
+Reason = Literal["manual", "threshold", "overflow"]
+SummarySource = Literal["model", "fallback", "hook", "remote"]
+ProgressFn = Callable[[str], None]
+
+NO_PROGRESS_RATIO = 0.95
+NO_SUMMARIZER = "no summary model is configured"
+_PENDING_ID = "(pending)"
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """A stored compaction: the entry, the context size before and after, and how it went."""
+
+    entry: Entry
+    tokens_before: int
+    tokens_after: int
+    duration_ms: int
+    reason: Reason
+    summary_source: SummarySource
+    no_progress: bool
+    pruned_count: int
+    message: str | None = None
+    summary_error: str | None = None
+    short_summary_error: str | None = None
+
+
+@dataclass(frozen=True)
+class CompactionSkip:
+    """Nothing to compact (DESIGN.md deviation 4); pruning may still have been applied."""
+
+    reason: str
+    message: str
+    tokens_before: int = 0
+    pruned_count: int = 0
+
+
+def _prune_fields(plan: PrunePlan) -> dict[str, Any]:
+    return {"type": "custom", "customType": PRUNE_CUSTOM_TYPE, "data": prune_entry_data(plan)}
+
+
+def _context_tokens(path: list[Entry]) -> int:
+    return sum_tokens(context_from_path(path).messages)
+
+
+async def _emit(hooks: HookRunner | None, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    if hooks is None:
+        return {}
+    return await hooks.emit(event, payload) or {}
+
+
+def _summary_source(
+    settings: Settings, summarize: SummarizeFn | None
+) -> tuple[SummarySource, SummarizeFn | None]:
+    endpoint = settings.compaction.remote_endpoint
+    if endpoint:
+        return "remote", remote_summarize_fn(endpoint)
+    return ("model", summarize) if summarize is not None else ("fallback", None)
+
+
+def _fallback(plan: CompactionPlan, reason: str) -> PlanSummary:
+    read_files, modified_files = compute_file_lists(plan.file_ops)
+    compacted = [*plan.messages_to_summarize, *plan.turn_prefix_messages]
+    text = build_fallback_summary(
+        compacted,
+        read_files=read_files,
+        modified_files=modified_files,
+        previous_summary=plan.previous_summary,
+        reason=reason,
+    )
+    return PlanSummary(
+        finish_summary(text, read_files, modified_files, compacted), None, read_files, modified_files
+    )
+
+
+async def compact_session(
+    store: SessionStore,
+    *,
+    reason: Reason,
+    settings: Settings,
+    summarize: SummarizeFn | None,
+    context_window: int,
+    max_output_tokens: int,
+    custom_instructions: str | None = None,
+    hooks: HookRunner | None = None,
+    on_progress: ProgressFn | None = None,
+) -> CompactionResult | CompactionSkip:
+    """Compact the active path; raises :class:`CompactionCancelled` (hook) or :class:`SummaryError`
+    (summarizer failed with ``onSummaryFailure = "abort"``); a user abort propagates as CancelledError.
+
+    ``max_output_tokens`` caps the summary budgets; ``context_window`` is passed on to the hooks.
+    """
+    from tui.agent.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACT, SESSION_COMPACTING
+
+    started = time.monotonic()
+    progress = on_progress or (lambda phase: None)
+    config = settings.compaction
+    path = store.get_branch()
+
+    progress("pruning")
+    prune = PrunePlan()
+    if path and path[-1].get("type") != "compaction":
+        prune = plan_pruning(path)
+    planned_path = [*path, _prune_fields(prune)] if prune else path
+    plan = prepare_compaction(
+        planned_path,
+        keep_recent_tokens=config.keep_recent_tokens,
+        reserve_tokens=config.reserve_tokens,
+        calibrate=config.calibrate,
+    )
+    if isinstance(plan, PlanSkip):
+        if prune:
+            store.append(_prune_fields(prune))
+        return CompactionSkip(plan.reason, plan.message, plan.tokens_before, len(prune.entries))
+
+    before = await _emit(
+        hooks,
+        SESSION_BEFORE_COMPACT,
+        {
+            "preparation": plan,
+            "branchEntries": path,
+            "customInstructions": custom_instructions,
+            "reason": reason,
+            "contextWindow": context_window,
+        },
+    )
+    if before.get("cancel"):
+        raise CompactionCancelled()
+
+    summary_error = None
+    short_error = None
+    extra: dict[str, Any] = {}
+    hook_result = before.get("compaction")
+    if hook_result:
+        source: SummarySource = "hook"
+        summary = str(hook_result["summary"])
+        first_kept = hook_result.get("firstKeptEntryId") or plan.first_kept_entry_id
+        tokens_before = int(hook_result.get("tokensBefore", plan.tokens_before))
+        details = dict(hook_result.get("details") or {})
+        short = hook_result.get("shortSummary")
+        if hook_result.get("preserveData") is not None:
+            extra["preserveData"] = hook_result["preserveData"]
+    else:
+        compacting = await _emit(
+            hooks,
+            SESSION_COMPACTING,
+            {
+                "sessionId": store.session_id,
+                "messages": [*plan.messages_to_summarize, *plan.turn_prefix_messages],
+            },
+        )
+        if compacting.get("preserveData") is not None:
+            extra["preserveData"] = compacting["preserveData"]
+        progress("summarizing")
+        source, summarize_fn = _summary_source(settings, summarize)
+        if summarize_fn is None:
+            written = _fallback(plan, NO_SUMMARIZER)
+        else:
+            try:
+                written = await summarize_plan(
+                    plan,
+                    summarize_fn,
+                    SummaryBudgets.from_reserve(config.reserve_tokens, max_output_tokens),
+                    custom_instructions=custom_instructions,
+                    additional_context=[str(line) for line in compacting.get("context") or ()],
+                    prompt_override=compacting.get("prompt"),
+                )
+            except SummaryError as exc:
+                if config.on_summary_failure == "abort":
+                    raise
+                source, summary_error, written = "fallback", str(exc), _fallback(plan, str(exc))
+        summary = written.summary
+        first_kept = plan.first_kept_entry_id
+        tokens_before = plan.tokens_before
+        details = {"readFiles": written.read_files, "modifiedFiles": written.modified_files}
+        short = written.short_summary
+        short_error = written.short_summary_error
+
+    # Like for like (Hermes #57): the estimated context before this run and after it.
+    pending = {
+        "type": "compaction",
+        "id": _PENDING_ID,
+        "summary": summary,
+        "firstKeptEntryId": first_kept,
+        "tokensBefore": tokens_before,
+    }
+    estimate_before = _context_tokens(path)
+    tokens_after = _context_tokens([*planned_path, pending])
+    no_progress = tokens_after > NO_PROGRESS_RATIO * estimate_before
+    message = None
+    if no_progress:
+        message = (
+            f"Compaction made no real progress: the context went from about {estimate_before} to "
+            f"{tokens_after} tokens. It will not be retried automatically."
+        )
+    duration_ms = int((time.monotonic() - started) * 1000)
+    details["kompakt"] = {
+        "reason": reason,
+        "tokensAfter": tokens_after,
+        "durationMs": duration_ms,
+        "summarySource": source,
+    }
+    if short:
+        extra["shortSummary"] = str(short)
+
+    progress("writing")
+    if prune:
+        store.append(_prune_fields(prune))
+    entry = store.append_compaction(
+        summary, first_kept, tokens_before, details, from_hook=source == "hook", **extra
+    )
+    await _emit(hooks, SESSION_COMPACT, {"compactionEntry": entry, "fromExtension": source == "hook"})
+    return CompactionResult(
+        entry=entry,
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        duration_ms=duration_ms,
+        reason=reason,
+        summary_source=source,
+        no_progress=no_progress,
+        pruned_count=len(prune.entries),
+        message=message,
+        summary_error=summary_error,
+        short_summary_error=short_error,
+    )

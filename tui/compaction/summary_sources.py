@@ -1,0 +1,91 @@
+"""Where summary text comes from: the model through the provider, or a remote summary endpoint.
+
+Both return a :data:`~tui.compaction.summarizer.SummarizeFn`, the one shape the summarizer calls:
+``(system_prompt, user_prompt, max_tokens) → text``. The provider adapter streams one completion and
+raises :class:`SummaryError` with the classified provider message when it fails. The remote adapter is
+oh-my-pi's ``compaction.remoteEndpoint``: it POSTs ``{systemPrompt, prompt}`` and reads ``{summary,
+shortSummary?}``; a non-2xx status, a body that is not JSON or a missing summary is a
+:class:`SummaryError`. Its answer carries the short summary along, so the engine need not ask again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tui.compaction.errors import SummaryError
+from tui.compaction.summarizer import SummarizeFn, SummaryText
+
+if TYPE_CHECKING:
+    from tui.agent.provider import Provider
+
+REMOTE_TIMEOUT_S = 300.0
+
+
+def summary_reasoning_effort(model: str) -> str | None:
+    """pi's rule: ask for high reasoning only when the model supports it (behaviours 31–32)."""
+    from tui.agent.litellm_loader import load_litellm
+
+    try:
+        return "high" if load_litellm().supports_reasoning(model=model) else None
+    except Exception:  # unknown and local models: litellm cannot tell, so ask for nothing special
+        return None
+
+
+def provider_summarize_fn(
+    provider: Provider, model: str, *, reasoning_effort: str | None = None
+) -> SummarizeFn:
+    """Summaries from ``model``; ``max_tokens`` is capped by the model's output limit (pi #4390)."""
+    from tui.agent.stream_events import Done
+
+    async def summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
+        limit = min(max_tokens, provider.max_output_tokens(model))
+        messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+        done = None
+        async for event in provider.stream(
+            messages,
+            model=model,
+            system_prompt=system_prompt,
+            max_tokens=limit,
+            reasoning_effort=reasoning_effort,
+        ):
+            if isinstance(event, Done):
+                done = event
+        if done is None or done.error is not None:
+            raise SummaryError(str(done.error) if done else "the stream ended without a reply")
+        return "\n".join(b["text"] for b in done.message["content"] if b.get("type") == "text")
+
+    return summarize
+
+
+def remote_summarize_fn(endpoint_url: str, *, timeout_s: float = REMOTE_TIMEOUT_S) -> SummarizeFn:
+    """Summaries from an HTTP endpoint: POST ``{systemPrompt, prompt}`` → ``{summary, shortSummary?}``."""
+
+    async def summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
+        import httpx  # imported on first use: most sessions never call a remote endpoint
+
+        try:
+            async with httpx.AsyncClient(timeout=timeout_s) as client:
+                response = await client.post(
+                    endpoint_url, json={"systemPrompt": system_prompt, "prompt": prompt}
+                )
+        except httpx.HTTPError as exc:
+            raise SummaryError(
+                f"remote summary endpoint {endpoint_url}: {exc or type(exc).__name__}"
+            ) from exc
+        if not response.is_success:
+            detail = response.text.strip()[:200]
+            raise SummaryError(
+                f"remote summary endpoint {endpoint_url} answered HTTP {response.status_code}"
+                + (f": {detail}" if detail else "")
+            )
+        try:
+            body: Any = response.json()
+        except ValueError:
+            raise SummaryError(f"remote summary endpoint {endpoint_url} did not answer with JSON") from None
+        summary = body.get("summary") if isinstance(body, dict) else None
+        if not isinstance(summary, str) or not summary.strip():
+            raise SummaryError(f"remote summary endpoint {endpoint_url} answered without a summary")
+        short = body.get("shortSummary")
+        return SummaryText(summary, short if isinstance(short, str) and short.strip() else None)
+
+    return summarize
