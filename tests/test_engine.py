@@ -83,7 +83,9 @@ async def test_second_compaction_updates_the_first_summary(tmp_path):
     store = new_store(tmp_path, coding_session())
     await run(store, RecordingSummarizer(reply=scripted(history="FIRST NOTES")))
     for text in ("next job " + T100, "done " + T100, "and more " + T100, "ok " + T100):
-        store.append_message(msg(f.user(text)) if text.startswith(("next", "and")) else msg(f.assistant(text)))
+        store.append_message(
+            msg(f.user(text)) if text.startswith(("next", "and")) else msg(f.assistant(text))
+        )
     fake = RecordingSummarizer(reply=scripted(history="SECOND NOTES"))
     result = await run(store, fake, settings=compaction_settings(keep=200))  # cuts at the last user message
     (update,) = fake.prompts_containing("<previous-summary>\nFIRST NOTES")
@@ -218,7 +220,13 @@ async def test_hook_compaction_is_stored_as_given(tmp_path):  # behaviour 75
     def before(event):
         events.append(event)
         plan = event["preparation"]
-        return {"compaction": {"summary": "Custom summary", "firstKeptEntryId": plan.first_kept_entry_id, "tokensBefore": 999}}
+        return {
+            "compaction": {
+                "summary": "Custom summary",
+                "firstKeptEntryId": plan.first_kept_entry_id,
+                "tokensBefore": 999,
+            }
+        }
 
     runner = runner_with("session_before_compact", before)
     after = []
@@ -229,8 +237,9 @@ async def test_hook_compaction_is_stored_as_given(tmp_path):  # behaviour 75
     assert result.entry["summary"] == "Custom summary" and result.entry["tokensBefore"] == 999
     assert result.entry["fromHook"] is True and result.summary_source == "hook"
     assert after[0]["fromExtension"] is True and after[0]["compactionEntry"] is result.entry
-    assert events[0]["customInstructions"] == "focus" and events[0]["branchEntries"][-1]["id"] == (
-        result.entry["parentId"]
+    assert (
+        events[0]["customInstructions"] == "focus"
+        and events[0]["branchEntries"][-1]["id"] == (result.entry["parentId"])
     )
 
 
@@ -258,7 +267,9 @@ async def test_session_compacting_adds_context_replaces_the_prompt_and_preserves
         return {"context": ["ticket KP-7 is the goal"], "prompt": "HOOK PROMPT", "preserveData": {"k": 1}}
 
     fake = RecordingSummarizer(reply=scripted())
-    result = await run(store, fake, hooks=runner_with("session.compacting", compacting), custom_instructions="db")
+    result = await run(
+        store, fake, hooks=runner_with("session.compacting", compacting), custom_instructions="db"
+    )
     (history,) = fake.prompts_containing("HOOK PROMPT")
     assert "<additional-context>\n- ticket KP-7 is the goal\n</additional-context>" in history
     assert history.endswith("HOOK PROMPT\n\nAdditional focus: db")

@@ -6,7 +6,7 @@ import pytest
 
 import prompts
 from tests import factories as f
-from tests.compaction_helpers import RecordingSummarizer, T100, is_short_summary_prompt, msg, scripted
+from tests.compaction_helpers import T100, RecordingSummarizer, is_short_summary_prompt, msg, scripted
 from tui.compaction.errors import SummaryError
 from tui.compaction.fallback import MAX_CHARS, build_fallback_summary
 from tui.compaction.plan import CompactionPlan, prepare_compaction
@@ -93,7 +93,10 @@ async def test_turn_prefix_gets_no_previous_summary_and_no_focus():
 def test_transcript_replaces_images_and_truncates_long_tool_output():
     image_user = {
         "role": "user",
-        "content": [{"type": "text", "text": "see"}, {"type": "image", "data": "QUJD", "mimeType": "image/png"}],
+        "content": [
+            {"type": "text", "text": "see"},
+            {"type": "image", "data": "QUJD", "mimeType": "image/png"},
+        ],
     }
     text = summarizer_transcript([image_user, msg(f.tool_result("c", "bash", "y" * 5000, images=1))])
     assert prompts.load("summary_image_placeholder") in text
@@ -103,7 +106,7 @@ def test_transcript_replaces_images_and_truncates_long_tool_output():
 
 
 async def test_failures_and_empty_answers_raise_summary_errors():
-    with pytest.raises(SummaryError, match="^Summarization failed: boom"):
+    with pytest.raises(SummaryError, match=r"^Summarization failed: boom"):
         await generate_summary([msg(f.user("x"))], RecordingSummarizer(fail=RuntimeError("boom")), 10)
     with pytest.raises(SummaryError, match="no text"):
         await generate_summary([msg(f.user("x"))], RecordingSummarizer(reply=lambda p: "  \n"), 10)
@@ -156,7 +159,9 @@ async def test_split_turn_without_history_carries_the_previous_summary_forward()
     assert plan.history_empty and plan.previous_summary
     fake = RecordingSummarizer(reply=scripted())
     result = await summarize_plan(plan, fake, BUDGETS)
-    assert result.summary.startswith("PREVIOUS NOTES\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX NOTES")
+    assert result.summary.startswith(
+        "PREVIOUS NOTES\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX NOTES"
+    )
     assert result.summary.count(end_marker()) == 1
     assert prompts.load("summary_no_history") not in result.summary
     assert not fake.prompts_containing("Write handoff notes")  # no history call
@@ -171,7 +176,7 @@ async def test_split_turn_without_any_history_says_so():
 
 
 async def test_short_summary_failure_keeps_the_main_summary():
-    plan = plan_of(_split_entries()[:3] + [f.assistant("x " + T100)], keep=150)
+    plan = plan_of([*_split_entries()[:3], f.assistant("x " + T100)], keep=150)
 
     def reply(prompt: str) -> str:
         if is_short_summary_prompt(prompt):
@@ -185,7 +190,7 @@ async def test_short_summary_failure_keeps_the_main_summary():
 
 
 async def test_a_short_summary_that_comes_with_the_answer_is_not_asked_for_again():
-    plan = plan_of(_split_entries()[:3] + [f.assistant("x " + T100)], keep=150)
+    plan = plan_of([*_split_entries()[:3], f.assistant("x " + T100)], keep=150)
     fake = RecordingSummarizer(reply=lambda p: SummaryText("MAIN", "ALREADY SHORT"))
     result = await summarize_plan(plan, fake, BUDGETS)
     assert result.short_summary == "ALREADY SHORT"
@@ -193,7 +198,7 @@ async def test_a_short_summary_that_comes_with_the_answer_is_not_asked_for_again
 
 
 async def test_short_summary_reads_the_kept_messages_and_the_new_notes():
-    plan = plan_of(_split_entries()[:3] + [f.assistant("kept reply " + T100)], keep=150)
+    plan = plan_of([*_split_entries()[:3], f.assistant("kept reply " + T100)], keep=150)
     fake = RecordingSummarizer(reply=scripted(history="THE NOTES"))
     await summarize_plan(plan, fake, BUDGETS, additional_context=["hook line"])
     (short_prompt,) = [c.prompt for c in fake.calls if is_short_summary_prompt(c.prompt)]
