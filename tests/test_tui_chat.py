@@ -1,0 +1,429 @@
+"""Chat pane: every message kind, tool call/result pairing, streaming, R6 literal output, windowing,
+pruning, copy, edit-and-resend and keyboard movement (Pilot, with a small host app)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from tests import factories as f
+from tests.snap_apps.chat_app import every_kind_path
+from widgets.chat_messages import (
+    AssistantMessage,
+    BashMessage,
+    BranchSummaryMessage,
+    ChatMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    ToolCallView,
+    ToolResultMessage,
+    UserMessage,
+)
+from widgets.chat_pane import ChatPane
+
+
+class ChatHost(App):
+    """A chat pane alone; records the messages the pane posts and what is copied."""
+
+    def __init__(self, panes: int = 1) -> None:
+        super().__init__()
+        self.panes = panes
+        self.edits: list[ChatPane.EditRequested] = []
+        self.copied: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            for index in range(self.panes):
+                yield ChatPane(id=f"pane{index}")
+
+    def copy_to_clipboard(self, text: str) -> None:
+        self.copied.append(text)
+
+    def on_chat_message_edit_requested(self, event: ChatPane.EditRequested) -> None:
+        self.edits.append(event)
+
+    @property
+    def pane(self) -> ChatPane:
+        return self.query_one("#pane0", ChatPane)
+
+
+def screen_lines(app: App) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def widget_text(app: App, widget: Widget) -> str:
+    """What the screen shows inside ``widget``'s region."""
+    strips = app.screen._compositor.render_strips()
+    region = widget.region
+    return "\n".join(
+        strips[y].crop(region.x, region.right).text.rstrip() for y in range(region.y, region.bottom)
+    )
+
+
+def all_segment_text(app: App) -> str:
+    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+
+
+async def settle(pilot: Any, rounds: int = 3) -> None:
+    for _ in range(rounds):
+        await pilot.pause()
+
+
+async def test_every_kind_has_its_widget_and_look() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(120, 50)) as pilot:
+        await app.pane.load_messages(every_kind_path())
+        await settle(pilot)
+        kinds = [type(w) for w in app.pane.message_widgets]
+        assert kinds == [
+            CompactionSummaryMessage,
+            BranchSummaryMessage,
+            UserMessage,
+            AssistantMessage,
+            BashMessage,
+            BashMessage,
+            CustomMessage,
+            AssistantMessage,
+        ]
+        text = "\n".join(screen_lines(app))
+        assert "Compacted from 123k tokens" in text
+        assert "Branch summary (from 1a2b3c4d)" in text
+        assert "[read: src/parser.py:10-49] ✓" in text
+        assert "[bash: pytest -q tests/test_parser.py] ✗ error" in text
+        assert "! make bench" in text and "exit 2" in text
+        assert "◆ reminder" in text
+        assert "Assistant · gpt-5" in text
+        # Summaries and thinking start collapsed.
+        assert "Make the parser fast" not in text
+        assert "The user wants a profile first" not in text
+        assert app.pane.message_widgets[5].has_class("-failed")
+        assert not app.pane.message_widgets[4].has_class("-failed")
+
+
+async def test_hidden_entries_are_skipped() -> None:
+    path = f.chain(
+        [
+            f.user("hi"),
+            f.custom("kompakt.leaf"),
+            f.label("00000001", "start"),
+            f.model_change("openai", "gpt-5"),
+            f.custom_message("hidden", "not shown", display=False),
+            f.assistant("hello"),
+        ]
+    )
+    app = ChatHost()
+    async with app.run_test(size=(80, 24)):
+        await app.pane.load_messages(path)
+        assert [type(w) for w in app.pane.message_widgets] == [UserMessage, AssistantMessage]
+
+
+async def test_tool_call_expands_to_args_and_output() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(120, 60)) as pilot:
+        await app.pane.load_messages(every_kind_path())
+        await settle(pilot)
+        views = list(app.pane.query(ToolCallView))
+        assert [v.call_id for v in views] == ["c1", "c2"]
+        ok, failed = views
+        assert failed.has_class("-error") and not ok.has_class("-error")
+        ok.collapsed = False
+        failed.collapsed = False
+        await settle(pilot)
+        text = widget_text(app, app.pane.message_widgets[3])
+        assert '"path": "src/parser.py"' in text
+        assert "return list(tokenize(text))" in text
+        assert "1 failed, 12 passed" in text
+
+
+async def test_summaries_expand() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(120, 60)) as pilot:
+        await app.pane.load_messages(every_kind_path())
+        await settle(pilot)
+        compaction = app.pane.message_widgets[0]
+        await pilot.click(compaction.query_one("CollapsibleTitle"))
+        await settle(pilot)
+        assert "Make the parser fast." in widget_text(app, compaction)
+
+
+async def test_long_tool_output_is_truncated() -> None:
+    output = "\n".join(f"line {n}" for n in range(5000))
+    path = f.chain(
+        [
+            f.assistant(tool_calls=[f.tool_call("bash", {"command": "seq"}, "c1")]),
+            f.tool_result("c1", "bash", output),
+        ]
+    )
+    app = ChatHost()
+    async with app.run_test(size=(100, 80)) as pilot:
+        await app.pane.load_messages(path)
+        view = app.pane.query_one(ToolCallView)
+        view.collapsed = False
+        await settle(pilot)
+        text = widget_text(app, app.pane.message_widgets[0])
+        assert "line 39" in text
+        assert "line 40" not in text
+        assert "truncated (5,000 lines" in text
+
+
+async def test_orphan_tool_result_gets_its_own_row() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.pane.add_message(f.tool_result("zz", "grep", "match", is_error=True) | {"id": "e1"})
+        await settle(pilot)
+        (widget,) = app.pane.message_widgets
+        assert isinstance(widget, ToolResultMessage) and widget.has_class("-error")
+        assert "Tool result [grep] ✗ error" in widget_text(app, widget)
+
+
+async def test_markup_and_escapes_stay_literal() -> None:
+    """R6: Rich markup, ANSI and OSC in model, tool and user text are shown literally or dropped."""
+    evil = "[bold red]loud[/] \x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b]52;c;ZXZpbA==\x07 <b>html</b>"
+    path = f.chain(
+        [
+            f.user("user " + evil),
+            f.assistant("model " + evil, tool_calls=[f.tool_call("bash", {"command": "x\x1b[2J"}, "c1")]),
+            f.tool_result("c1", "bash", "tool " + evil),
+            f.bash("echo \x1b[31m", "bash " + evil, exit_code=0),
+        ]
+    )
+    app = ChatHost()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.pane.load_messages(path)
+        app.pane.query_one(ToolCallView).collapsed = False
+        await settle(pilot)
+        text = "\n".join(screen_lines(app))
+        for who in ("user", "model", "tool", "bash"):
+            assert f"{who} [bold red]loud[/] red" in text
+        assert "<b>html</b>" in text
+        raw = all_segment_text(app)
+        assert "\x1b" not in raw and "\x07" not in raw
+        assert "ZXZpbA" not in raw and "title" not in raw
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "[bold&#160;red]loud[/]" in svg
+
+
+async def stream_done(pilot: Any, markdown: Markdown, expected: str) -> None:
+    """Wait until the stream has handed every fragment to the widget and it has rendered."""
+    for _ in range(200):
+        if markdown.source == expected:
+            break
+        await pilot.pause()
+    async with markdown.lock:
+        pass
+    await settle(pilot)
+
+
+FENCE_TEXT = (
+    "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\n"
+    "- one\n- two with `code`\n\nDone \\[not a link\\] [literal] text.\n"
+)
+
+
+async def test_streamed_text_renders_like_the_final_message() -> None:
+    chunks = [
+        "Here is the ",
+        "fix:\n\n`",
+        "``py",
+        "thon\ndef add(a, b):\n",
+        "    return a + b\n`",
+        "``\n\n- one\n- tw",
+    ]
+    chunks += ["o with `co", "de`\n\nDone \\[not a link\\] [lit", "eral] text.\n"]
+    assert "".join(chunks) == FENCE_TEXT
+    final = f.assistant(FENCE_TEXT)["message"]
+    app = ChatHost(panes=2)
+    async with app.run_test(size=(160, 40)) as pilot:
+        streamed_pane = app.query_one("#pane0", ChatPane)
+        loaded_pane = app.query_one("#pane1", ChatPane)
+        stream = streamed_pane.begin_assistant()
+        for chunk in chunks:
+            await stream.append_text(chunk)
+        markdown = stream.widget.query_one(Markdown)
+        await stream_done(pilot, markdown, FENCE_TEXT)
+        await loaded_pane.add_message(final)
+        await settle(pilot)
+        streamed = widget_text(app, streamed_pane.message_widgets[0])
+        loaded = widget_text(app, loaded_pane.message_widgets[0])
+        # The header differs (the streamed reply has no model yet); the rendered body is identical.
+        assert streamed.splitlines()[1:] == loaded.splitlines()[1:]
+        assert "    return a + b" in streamed and "[literal] text." in streamed
+        await stream.finish(final, entry_id="e42")
+        await settle(pilot)
+        assert markdown.source == FENCE_TEXT
+        assert markdown.is_mounted  # finished in place: no rebuild needed
+        assert streamed_pane.items[-1].message is final and stream.widget.entry_id == "e42"
+        assert widget_text(app, streamed_pane.message_widgets[0]) == loaded
+
+
+async def test_stream_sanitises_escapes_split_across_deltas() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 20)) as pilot:
+        stream = app.pane.begin_assistant()
+        for chunk in ["red: \x1b", "[31mRED\x1b[", "0m and title\x1b]0;ev", "il\x07 done\r", "\nnext"]:
+            await stream.append_text(chunk)
+        await stream.finish(
+            f.assistant("red: \x1b[31mRED\x1b[0m and title\x1b]0;evil\x07 done\r\nnext")["message"]
+        )
+        await settle(pilot)
+        markdown = stream.widget.query_one(Markdown)
+        assert markdown.source == "red: RED and title done\nnext"
+        assert "\x1b" not in all_segment_text(app)
+
+
+async def test_streaming_thinking_tool_calls_and_results() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.pane.add_message(f.user("read a.py"))
+        stream = app.pane.begin_assistant()
+        await stream.append_thinking("I should read ")
+        await stream.append_thinking("the file.")
+        await stream.append_text("Reading it now.")
+        await stream.tool_call_started("t1", "read")
+        await stream.tool_call_args("t1", '{"path": "a.')
+        view = app.pane.query_one(ToolCallView)
+        assert view.has_class("-running")
+        await stream.tool_call_args("t1", '{"path": "a.py"}')
+        assert "[read: a.py]" in str(view.title)
+        final = f.assistant(
+            "Reading it now.",
+            thinking="I should read the file.",
+            tool_calls=[f.tool_call("read", {"path": "a.py"}, "t1")],
+        )["message"]
+        await stream.finish(final)
+        await app.pane.add_tool_result(f.tool_result("t1", "read", "print('hi')")["message"])
+        await settle(pilot)
+        assert app.pane.query_one(ToolCallView) is view  # kept in place
+        assert not view.has_class("-running")
+        assert str(view.title).endswith("✓")
+        assert app.pane.items[-1].results["t1"]["content"][0]["text"] == "print('hi')"
+        view.collapsed = False
+        thinking = stream.widget.query_one("ThinkingBlock")
+        thinking.collapsed = False
+        await settle(pilot)
+        text = widget_text(app, stream.widget)
+        assert "I should read the file." in text
+        assert "print('hi')" in text
+        assert len(app.pane.message_widgets) == 2
+
+
+async def test_finish_rebuilds_when_the_final_message_differs() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 20)) as pilot:
+        stream = app.pane.begin_assistant()
+        await stream.append_text("partial")
+        final = f.assistant(thinking="hidden reasoning", text="complete answer")["message"] | {
+            "stopReason": "aborted"
+        }
+        await stream.finish(final)
+        await settle(pilot)
+        text = widget_text(app, stream.widget)
+        assert "complete answer" in text and "partial" not in text
+        assert "▶ Thinking" in text and "(aborted)" in text
+
+
+def long_path(pairs: int) -> list[dict]:
+    entries = []
+    for n in range(pairs):
+        entries.append(f.user(f"question {n}"))
+        entries.append(f.assistant(f"answer {n}\n\nwith a second paragraph"))
+    return f.chain(entries)
+
+
+async def test_long_path_mounts_a_window_and_backfills_at_the_top() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(long_path(1000))
+        await settle(pilot)
+        pane = app.pane
+        assert len(pane.items) == 2000
+        mounted = len(pane.message_widgets)
+        assert 0 < mounted <= ChatPane.INITIAL_ITEMS
+        assert pane.first_loaded == 2000 - mounted
+        assert "answer 999" in "\n".join(screen_lines(app))
+        top = pane.message_widgets[0]
+        pane.scroll_home(animate=False, immediate=True)
+        await settle(pilot)
+        screen_y = top.region.y
+        for _ in range(50):
+            if pane.first_loaded < 2000 - mounted:
+                break
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert pane.first_loaded < 2000 - mounted
+        assert len(pane.message_widgets) == 2000 - pane.first_loaded
+        assert top.region.y == screen_y  # what was on screen stayed in place
+        assert pane.scroll_y > 0
+
+
+async def test_load_more_bar_click_backfills() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(long_path(200))
+        before = app.pane.first_loaded
+        assert before > 0
+        assert await app.pane.load_earlier() > 0
+        assert app.pane.first_loaded < before
+        await settle(pilot)
+
+
+async def test_prunes_old_widgets_while_following() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.pane
+        pane.PRUNE_HIGH, pane.PRUNE_LOW = 60, 30
+        for n in range(40):
+            await pane.add_message(f.user(f"message {n}\nsecond line"))
+            await pilot.pause()
+        await settle(pilot)
+        assert pane.first_loaded > 0
+        assert len(pane.message_widgets) == 40 - pane.first_loaded
+        assert pane.virtual_size.height <= pane.PRUNE_HIGH + 10
+        assert "message 39" in "\n".join(screen_lines(app))
+
+
+async def test_copy_with_key_and_click() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(f.chain([f.user("copy \x1b[1mme"), f.assistant("the answer")]))
+        await settle(pilot)
+        user, assistant = app.pane.message_widgets
+        user.focus()
+        await pilot.press("c")
+        await pilot.click(assistant.query_one(".-copy"))
+        assert app.copied == ["copy me", "the answer"]
+
+
+async def test_edit_and_resend_posts_edit_requested() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(f.chain([f.user("first try"), f.assistant("ok")]))
+        await settle(pilot)
+        user = app.pane.message_widgets[0]
+        user.focus()
+        await pilot.press("e")
+        await pilot.click(user.query_one(".-edit"))
+        await settle(pilot)
+        assert [(e.entry_id, e.text) for e in app.edits] == [("00000001", "first try")] * 2
+        assert not app.pane.message_widgets[1].query(".-edit")
+
+
+async def test_up_and_down_move_between_messages() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(f.chain([f.user("a"), f.assistant("b"), f.user("c")]))
+        await settle(pilot)
+        first, second, third = app.pane.message_widgets
+        third.focus()
+        await pilot.press("up")
+        assert app.focused is second
+        await pilot.press("up", "up")
+        assert app.focused is first
+        await pilot.press("down")
+        assert app.focused is second
+        assert isinstance(app.focused, ChatMessage)

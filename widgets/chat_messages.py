@@ -1,0 +1,580 @@
+"""One widget per kind of chat message, each with its own look: the building blocks of the chat pane.
+
+User, assistant (Markdown, with collapsed thinking and tool calls), orphan tool results, ``!cmd`` bash
+executions, custom messages, branch summaries and compaction summaries. Every message is focusable,
+copies itself with ``c`` (or a click on "copy"), and a user message asks for "edit and resend" with ``e``.
+All text from the session, the model or a tool is sanitised and shown literally (never as markup);
+assistant text goes through Markdown, which builds plain content and parses no inline HTML.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from markdown_it import MarkdownIt
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.events import Click
+from textual.message import Message as TextualMessage
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from tui.session.display import content_text, tool_call_label
+from tui.session.entries import Message
+from widgets.safe_text import sanitize
+from widgets.stream_text import StreamSanitizer
+
+OUTPUT_LINES = 40
+OUTPUT_CHARS = 4000
+ARGS_CHARS = 2000
+
+
+def plain(text: str) -> Content:
+    """Untrusted text as literal content: sanitised, no markup."""
+    return Content(sanitize(text))
+
+
+def tokens_k(tokens: int) -> str:
+    return f"{round(tokens / 1000)}k" if tokens >= 1000 else str(tokens)
+
+
+def truncate_output(text: str) -> str:
+    """The head of a tool or command output, with a note when the rest is hidden."""
+    clean = sanitize(text[: OUTPUT_CHARS * 2])
+    shown = "\n".join(clean.split("\n")[:OUTPUT_LINES])[:OUTPUT_CHARS]
+    if len(shown) < len(clean) or len(text) > OUTPUT_CHARS * 2:
+        shown += f"\n… truncated ({text.count(chr(10)) + 1:,} lines, {len(text):,} chars in all)"
+    return shown
+
+
+def result_text(message: Message) -> str:
+    """A tool result's text blocks, with a placeholder per image."""
+    parts = []
+    for block in message.get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "image":
+            parts.append(f"[image {block.get('mimeType', '')}]")
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "\n".join(parts) if not isinstance(message.get("content"), str) else message["content"]
+
+
+def user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or ():
+        if isinstance(block, dict) and block.get("type") == "image":
+            parts.append(f"[image {block.get('mimeType', '')}]")
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "\n".join(parts)
+
+
+def _format_args(args: Any) -> str:
+    if isinstance(args, str):
+        return args[:ARGS_CHARS]
+    shown = json.dumps(args, indent=2, ensure_ascii=False, default=str)
+    return shown if len(shown) <= ARGS_CHARS else shown[:ARGS_CHARS] + "\n…"
+
+
+def _no_html_parser() -> MarkdownIt:
+    # Inline HTML from a model is shown as text, not silently dropped.
+    return MarkdownIt("gfm-like", {"html": False})
+
+
+class ChatMarkdown(Markdown):
+    """Markdown of sanitised model text; HTML is literal text."""
+
+    DEFAULT_CSS = """
+    ChatMarkdown { layout: stream; margin: 0; padding: 0; background: transparent; }
+    ChatMarkdown > MarkdownParagraph:last-child { margin-bottom: 0; }
+    """
+
+    def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
+        super().__init__(markdown, classes=classes, parser_factory=_no_html_parser)
+
+
+class _Affordance(Static):
+    """A small clickable word in a message header ("copy", "edit")."""
+
+    DEFAULT_CSS = """
+    _Affordance { width: auto; color: $text-muted; padding: 0 0 0 1; }
+    _Affordance:hover { color: $accent; text-style: underline; }
+    """
+
+    class Pressed(TextualMessage):
+        def __init__(self, action: str) -> None:
+            super().__init__()
+            self.action = action
+
+    def __init__(self, action: str) -> None:
+        super().__init__(Content(action), classes=f"-{action}")
+        self.action = action
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.post_message(self.Pressed(self.action))
+
+
+class ChatMessage(Vertical, can_focus=True):
+    """Base of every message widget: header with a role title, copy affordance and bindings."""
+
+    DEFAULT_CSS = """
+    ChatMessage {
+        height: auto; margin: 0 0 1 0; padding: 0 1; border-left: wide $panel;
+        &:focus { border-left: wide $accent; background: $boost; }
+        & > .message--header { height: 1; }
+        & > .message--header > .message--title { width: 1fr; text-style: bold; }
+        & .message--body { height: auto; }
+        & .message--notice { color: $warning; }
+        & .message--error { color: $error; }
+    }
+    """
+    HELP = """
+## Chat message
+- **c**: copy this message to the clipboard
+- **e**: on your own message, edit it and resend (starts a branch)
+- **up / down**: move between messages
+"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy", id="chat.copy"),
+    ]
+    ACTIONS: ClassVar[tuple[str, ...]] = ("copy",)
+
+    class EditRequested(TextualMessage):
+        """The user wants to edit and resend the user message ``entry_id`` (the lead branches)."""
+
+        def __init__(self, entry_id: str | None, text: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+            self.text = text
+
+    def __init__(self, message: Message, entry_id: str | None = None, *, classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self.message = message
+        self.entry_id = entry_id
+
+    def title(self) -> Content:
+        return Content(str(self.message.get("role", "message")))
+
+    def copy_text(self) -> str:
+        return ""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="message--header"):
+            yield Static(self.title(), classes="message--title")
+            for action in self.ACTIONS:
+                yield _Affordance(action)
+        yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(sanitize(self.copy_text()))
+        self.notify("Message copied to the clipboard", timeout=2)
+
+    @on(_Affordance.Pressed)
+    async def _affordance(self, event: _Affordance.Pressed) -> None:
+        event.stop()
+        await self.run_action(event.action)
+
+
+class UserMessage(ChatMessage):
+    DEFAULT_CSS = """
+    UserMessage { border-left: wide $primary; background: $boost; }
+    UserMessage > .message--header > .message--title { color: $primary; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit & resend", id="chat.edit"),
+    ]
+    ACTIONS = ("copy", "edit")
+
+    def title(self) -> Content:
+        return Content("You")
+
+    def copy_text(self) -> str:
+        return user_text(self.message.get("content"))
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(plain(self.copy_text()), classes="message--body")
+
+    def action_edit(self) -> None:
+        self.post_message(self.EditRequested(self.entry_id, sanitize(self.copy_text())))
+
+
+class ToolCallView(Collapsible):
+    """A tool call with its arguments and, once it arrives, its (truncated) result."""
+
+    DEFAULT_CSS = """
+    ToolCallView { background: transparent; border-top: none; padding: 0; margin: 0; }
+    ToolCallView > Contents { padding: 0 0 0 2; }
+    ToolCallView .tool--args { color: $text-muted; }
+    ToolCallView .tool--output { margin-top: 1; }
+    ToolCallView.-running CollapsibleTitle { color: $warning; }
+    ToolCallView.-error CollapsibleTitle { color: $error; }
+    ToolCallView.-error .tool--output { color: $error; }
+    """
+
+    def __init__(self, call_id: str, name: str, args: Any, result: Message | None = None) -> None:
+        self.call_id = call_id
+        self.name_ = name
+        self.args: Any = args
+        self.result: Message | None = result
+        self._args_view = Static(plain(_format_args(args)), classes="tool--args")
+        self._output_view = Static(Content(""), classes="tool--output")
+        super().__init__(self._args_view, self._output_view, title=self._heading(), collapsed=True)
+        if result is not None:
+            self._show_result(result)
+        else:
+            self.add_class("-running")
+
+    def _heading(self) -> Content:
+        label = tool_call_label(self.name_, self.args if isinstance(self.args, dict) else None)
+        if self.result is None:
+            status = " …"
+        elif self.result.get("isError"):
+            status = " ✗ error"
+        else:
+            status = " ✓"
+        return Content(sanitize(label) + status)
+
+    def set_call(self, name: str, args: Any) -> None:
+        self.name_, self.args = name, args
+        self._args_view.update(plain(_format_args(args)))
+        self.title = self._heading()
+
+    def set_args_text(self, args_json: str) -> None:
+        """Partial arguments while they stream (raw JSON text); the label follows once it parses."""
+        try:
+            parsed = json.loads(args_json) if args_json.rstrip().endswith("}") else None
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            self.set_call(self.name_, parsed)
+        else:
+            self._args_view.update(plain(args_json[:ARGS_CHARS]))
+
+    def set_result(self, result: Message) -> None:
+        self._show_result(result)
+        self.title = self._heading()
+
+    def _show_result(self, result: Message) -> None:
+        self.result = result
+        self.remove_class("-running")
+        self.set_class(bool(result.get("isError")), "-error")
+        self._output_view.update(Content(truncate_output(result_text(result))))
+
+
+class ThinkingBlock(Collapsible):
+    """The model's reasoning: collapsed and dim."""
+
+    DEFAULT_CSS = """
+    ThinkingBlock { background: transparent; border-top: none; padding: 0; margin: 0; }
+    ThinkingBlock CollapsibleTitle { color: $text-muted; text-style: italic; }
+    ThinkingBlock > Contents { padding: 0 0 0 2; }
+    ThinkingBlock ChatMarkdown { color: $text-muted; text-style: italic; }
+    """
+
+    def __init__(self, text: str = "") -> None:
+        self.markdown = ChatMarkdown(text)
+        super().__init__(self.markdown, title=Content("Thinking"), collapsed=True)
+
+
+def assistant_parts(message: Message) -> list[tuple[str, Any]]:
+    """The displayed parts of an assistant message in order: text, thinking and tool calls."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [("text", content)] if content else []
+    parts: list[tuple[str, Any]] = []
+    for block in content or ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and block.get("text"):
+            parts.append(("text", block["text"]))
+        elif kind == "thinking" and block.get("thinking"):
+            parts.append(("thinking", block["thinking"]))
+        elif kind == "toolCall":
+            parts.append(("tool", block))
+    return parts
+
+
+class AssistantMessage(ChatMessage):
+    """An assistant reply; also the target of a streaming reply (see :class:`AssistantStream`)."""
+
+    DEFAULT_CSS = """
+    AssistantMessage { border-left: wide $accent 50%; }
+    AssistantMessage > .message--header > .message--title { color: $accent; }
+    """
+
+    def __init__(
+        self,
+        message: Message,
+        entry_id: str | None = None,
+        results: dict[str, Message] | None = None,
+    ) -> None:
+        super().__init__(message, entry_id)
+        self.results: dict[str, Message] = dict(results or {})
+        self._parts: list[tuple[str, Widget]] = []
+        self._streams: dict[Widget, tuple[MarkdownStream, StreamSanitizer]] = {}
+
+    def title(self) -> Content:
+        model = self.message.get("model")
+        return Content("Assistant" + (f" · {sanitize(str(model))}" if model else ""))
+
+    def copy_text(self) -> str:
+        return content_text(self.message.get("content"))
+
+    def compose_body(self) -> ComposeResult:
+        for kind, payload in assistant_parts(self.message):
+            widget = self._part_widget(kind, payload)
+            self._parts.append((kind, widget))
+            yield widget
+        yield from self._notices()
+
+    def _part_widget(self, kind: str, payload: Any) -> Widget:
+        if kind == "text":
+            return ChatMarkdown(sanitize(payload), classes="message--body")
+        if kind == "thinking":
+            return ThinkingBlock(sanitize(payload))
+        call_id = str(payload.get("id"))
+        return ToolCallView(
+            call_id, str(payload.get("name", "")), payload.get("arguments"), self.results.get(call_id)
+        )
+
+    def _notices(self) -> ComposeResult:
+        if self.message.get("stopReason") == "aborted":
+            yield Static(Content("(aborted)"), classes="message--notice")
+        elif self.message.get("errorMessage"):
+            yield Static(plain(str(self.message["errorMessage"])), classes="message--error")
+
+    def tool_view(self, call_id: str) -> ToolCallView | None:
+        for kind, widget in self._parts:
+            if kind == "tool" and isinstance(widget, ToolCallView) and widget.call_id == call_id:
+                return widget
+        return None
+
+    def set_tool_result(self, result: Message) -> None:
+        call_id = str(result.get("toolCallId"))
+        self.results[call_id] = result
+        view = self.tool_view(call_id)
+        if view is not None:
+            view.set_result(result)
+
+    # Streaming -----------------------------------------------------------------------------------
+
+    async def stream_text(self, delta: str) -> None:
+        await self._stream_into("text", delta)
+
+    async def stream_thinking(self, delta: str) -> None:
+        await self._stream_into("thinking", delta)
+
+    async def _stream_into(self, kind: str, delta: str) -> None:
+        if not self._parts or self._parts[-1][0] != kind:
+            await self._close_streams()
+            widget = self._part_widget(kind, "")
+            await self.mount(widget)
+            self._parts.append((kind, widget))
+        widget = self._parts[-1][1]
+        if widget not in self._streams:
+            markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
+            assert isinstance(markdown, Markdown)
+            self._streams[widget] = (Markdown.get_stream(markdown), StreamSanitizer())
+        stream, sanitizer = self._streams[widget]
+        clean = sanitizer.feed(delta)
+        if clean:
+            await stream.write(clean)
+
+    async def _close_streams(self) -> None:
+        streams, self._streams = self._streams, {}
+        for stream, sanitizer in streams.values():
+            rest = sanitizer.flush()
+            if rest:
+                await stream.write(rest)
+            await stream.stop()
+
+    async def start_tool_call(self, call_id: str, name: str) -> ToolCallView:
+        await self._close_streams()
+        view = ToolCallView(call_id, name, {})
+        await self.mount(view)
+        self._parts.append(("tool", view))
+        return view
+
+    async def stream_tool_args(self, call_id: str, args_json: str) -> None:
+        view = self.tool_view(call_id)
+        if view is not None:
+            view.set_args_text(args_json)
+
+    async def finish(self, message: Message) -> None:
+        """Show the final message: in place when the streamed parts match it, else rebuilt."""
+        await self._close_streams()
+        self.message = message
+        final = assistant_parts(message)
+        streamed = [kind for kind, _ in self._parts]
+        if streamed == [kind for kind, _ in final]:
+            for (kind, payload), (_, widget) in zip(final, self._parts, strict=True):
+                await self._refresh_part(kind, payload, widget)
+        else:
+            await self.remove_children([widget for _, widget in self._parts])
+            self._parts = [(kind, self._part_widget(kind, payload)) for kind, payload in final]
+            await self.mount_all([widget for _, widget in self._parts])
+        self.query_one(".message--title", Static).update(self.title())
+        notices = list(self._notices())
+        if notices:
+            await self.mount_all(notices)
+
+    async def _refresh_part(self, kind: str, payload: Any, widget: Widget) -> None:
+        if isinstance(widget, ToolCallView):
+            widget.set_call(str(payload.get("name", "")), payload.get("arguments"))
+            return
+        markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
+        assert isinstance(markdown, Markdown)
+        clean = sanitize(payload)
+        if markdown.source != clean:
+            await markdown.update(clean)
+
+    async def on_unmount(self) -> None:
+        for stream, _ in self._streams.values():
+            await stream.stop()
+        self._streams = {}
+
+
+class ToolResultMessage(ChatMessage):
+    """A tool result whose call is not shown (for example above the loaded window)."""
+
+    DEFAULT_CSS = """
+    ToolResultMessage { border-left: wide $secondary 50%; }
+    ToolResultMessage.-error { border-left: wide $error; }
+    ToolResultMessage .message--body { color: $text-muted; }
+    """
+
+    def __init__(self, message: Message, entry_id: str | None = None) -> None:
+        super().__init__(message, entry_id, classes="-error" if message.get("isError") else "")
+
+    def title(self) -> Content:
+        status = " ✗ error" if self.message.get("isError") else ""
+        return Content(f"Tool result [{sanitize(str(self.message.get('toolName', 'tool')))}]{status}")
+
+    def copy_text(self) -> str:
+        return result_text(self.message)
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Content(truncate_output(self.copy_text())), classes="message--body")
+
+
+class BashMessage(ChatMessage):
+    """A ``!cmd`` the user ran: the command, its output and how it ended."""
+
+    DEFAULT_CSS = """
+    BashMessage { border-left: wide $success 50%; }
+    BashMessage > .message--header > .message--title { color: $success; }
+    BashMessage .bash--output { color: $text-muted; }
+    BashMessage .bash--status { color: $text-muted; }
+    BashMessage.-failed .bash--status { color: $error; }
+    """
+
+    def __init__(self, message: Message, entry_id: str | None = None) -> None:
+        code = message.get("exitCode")
+        failed = message.get("cancelled") or code not in (0, None)
+        super().__init__(message, entry_id, classes="-failed" if failed else "")
+
+    def title(self) -> Content:
+        prefix = "!! " if self.message.get("excludeFromContext") else "! "
+        return Content(prefix + sanitize(str(self.message.get("command", ""))).replace("\n", " "))
+
+    def copy_text(self) -> str:
+        return f"$ {self.message.get('command', '')}\n{self.message.get('output') or ''}"
+
+    def status(self) -> str:
+        parts = []
+        if self.message.get("cancelled"):
+            parts.append("cancelled")
+        elif self.message.get("exitCode") is not None:
+            parts.append(f"exit {self.message.get('exitCode')}")
+        if self.message.get("truncated"):
+            path = self.message.get("fullOutputPath")
+            parts.append(f"output truncated (full output: {path})" if path else "output truncated")
+        if self.message.get("excludeFromContext"):
+            parts.append("not sent to the model")
+        return " · ".join(parts)
+
+    def compose_body(self) -> ComposeResult:
+        output = str(self.message.get("output") or "")
+        if output:
+            yield Static(Content(truncate_output(output)), classes="message--body bash--output")
+        yield Static(plain(self.status()), classes="bash--status")
+
+
+class CustomMessage(ChatMessage):
+    """A message an extension injected into the context (``custom_message``)."""
+
+    DEFAULT_CSS = """
+    CustomMessage { border-left: wide $secondary; }
+    CustomMessage > .message--header > .message--title { color: $secondary; }
+    """
+
+    def title(self) -> Content:
+        return Content(f"◆ {sanitize(str(self.message.get('customType', 'custom')))}")
+
+    def copy_text(self) -> str:
+        return user_text(self.message.get("content"))
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(plain(self.copy_text()), classes="message--body")
+
+
+class _SummaryMessage(ChatMessage):
+    """A summary in a collapsed section (its title is the message's header)."""
+
+    DEFAULT_CSS = """
+    _SummaryMessage { border-left: wide $warning 60%; }
+    _SummaryMessage > Collapsible { background: transparent; border-top: none; padding: 0; }
+    _SummaryMessage CollapsibleTitle { color: $warning; }
+    _SummaryMessage Collapsible > Contents { padding: 0 0 0 2; }
+    """
+    ACTIONS = ()
+
+    def copy_text(self) -> str:
+        return str(self.message.get("summary") or "")
+
+    def compose(self) -> ComposeResult:
+        yield Collapsible(ChatMarkdown(sanitize(self.copy_text())), title=self.title(), collapsed=True)
+
+
+class BranchSummaryMessage(_SummaryMessage):
+    def title(self) -> Content:
+        source = self.message.get("fromId")
+        return Content("Branch summary" + (f" (from {sanitize(str(source))})" if source else ""))
+
+
+class CompactionSummaryMessage(_SummaryMessage):
+    def title(self) -> Content:
+        return Content(f"Compacted from {tokens_k(int(self.message.get('tokensBefore') or 0))} tokens")
+
+
+def message_widget(
+    message: Message, entry_id: str | None = None, results: dict[str, Message] | None = None
+) -> ChatMessage | None:
+    """The widget for a context message, or None for roles the chat does not show."""
+    role = message.get("role")
+    if role == "user":
+        return UserMessage(message, entry_id)
+    if role == "assistant":
+        return AssistantMessage(message, entry_id, results)
+    if role == "toolResult":
+        return ToolResultMessage(message, entry_id)
+    if role == "bashExecution":
+        return BashMessage(message, entry_id)
+    if role == "custom":
+        return CustomMessage(message, entry_id) if message.get("display", True) else None
+    if role == "branchSummary":
+        return BranchSummaryMessage(message, entry_id)
+    if role == "compactionSummary":
+        return CompactionSummaryMessage(message, entry_id)
+    return None

@@ -1,0 +1,348 @@
+"""The chat pane: a scrolling log of the session's messages that stays fast on long sessions.
+
+``load_messages`` shows a path (session entries or context messages, in order): tool results are
+paired with their calls, and only the newest messages up to a line budget are mounted. Scrolling to the
+top loads older ones back, keeping what is on screen in place; while the log follows new output, the
+oldest widgets are pruned once it grows past a high-water mark. New messages arrive through
+``add_message`` / ``add_tool_result`` and streaming replies through ``begin_assistant``. The pane uses
+``layout: stream`` and ``anchor()`` so it follows the bottom until the user scrolls away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.events import Click
+from textual.message import Message as TextualMessage
+from textual.widgets import Static
+
+from tui.session.context import entry_to_message
+from tui.session.display import content_text
+from tui.session.entries import Entry, Message
+from widgets.assistant_stream import AssistantStream
+from widgets.chat_messages import (
+    OUTPUT_LINES,
+    AssistantMessage,
+    ChatMessage,
+    message_widget,
+    result_text,
+    user_text,
+)
+
+DISPLAYED_ROLES = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+
+
+@dataclass
+class ChatItem:
+    """One displayed message; an assistant item carries the results of its tool calls."""
+
+    message: Message
+    entry_id: str | None = None
+    results: dict[str, Message] = field(default_factory=dict)
+
+
+def as_message(entry_or_message: Entry | Message) -> tuple[Message | None, str | None]:
+    """A context message and its entry id, from a session entry or an already-built message."""
+    if "role" in entry_or_message:
+        return entry_or_message, None
+    if entry_or_message.get("type") == "custom_message" and not entry_or_message.get("display", True):
+        return None, None
+    message = entry_to_message(entry_or_message)
+    if message is None or message.get("role") not in DISPLAYED_ROLES:
+        return None, None
+    if message.get("role") == "custom" and not message.get("display", True):
+        return None, None
+    return message, entry_or_message.get("id")
+
+
+def tool_call_ids(message: Message) -> list[str]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [str(b.get("id")) for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+
+
+def estimate_lines(item: ChatItem, width: int = 100) -> int:
+    """A rough height of an item, to decide how many fit the initial window and a backfill."""
+    message = item.message
+    role = message.get("role")
+    if role in ("branchSummary", "compactionSummary"):
+        return 2
+    if role == "assistant":
+        text = content_text(message.get("content"))
+        return 2 + text.count("\n") + len(text) // width + len(tool_call_ids(message))
+    if role == "toolResult":
+        text = result_text(message)
+    elif role == "bashExecution":
+        text = str(message.get("output") or "")
+    else:
+        text = user_text(message.get("content"))
+    return 3 + min(OUTPUT_LINES, text.count("\n") + len(text) // width)
+
+
+class LoadMoreBar(Static):
+    """The top row while older messages are not mounted; a click loads them."""
+
+    DEFAULT_CSS = """
+    LoadMoreBar { color: $text-muted; text-align: center; height: 1; margin-bottom: 1; }
+    LoadMoreBar:hover { color: $accent; }
+    LoadMoreBar.-none { display: none; }
+    """
+
+    class Pressed(TextualMessage):
+        pass
+
+    def show_count(self, count: int) -> None:
+        self.set_class(count == 0, "-none")
+        self.update(Content(f"▲ {count:,} earlier messages (scroll up or click to load)"))
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.post_message(self.Pressed())
+
+
+class ChatPane(VerticalScroll):
+    """Scrolling log of chat messages with windowed loading, pruning and streaming replies."""
+
+    DEFAULT_CSS = """
+    ChatPane { layout: stream; height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    """
+    HELP = """
+## Chat
+Messages of the current branch. Scroll to the top to load older messages.
+- **up / down**: move between messages (when one is focused)
+- **c**: copy the focused message, **e**: edit and resend your message
+- Click a tool call, a thinking block or a summary to expand it.
+"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "previous_message", "Previous message", id="chat.previous", show=False),
+        Binding("down", "next_message", "Next message", id="chat.next", show=False),
+    ]
+
+    EditRequested = ChatMessage.EditRequested
+
+    INITIAL_ITEMS = 60
+    INITIAL_LINES = 600
+    BACKFILL_ITEMS = 30
+    BACKFILL_LINES = 300
+    PRUNE_HIGH = 3000
+    PRUNE_LOW = 1500
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._items: list[ChatItem] = []
+        self._mounted: list[ChatMessage] = []
+        self._first = 0
+        self._calls: dict[str, int] = {}
+        self._loading = False
+        self._bar = LoadMoreBar()
+
+    @property
+    def first_loaded(self) -> int:
+        """Index of the oldest mounted item (0 when everything is mounted)."""
+        return self._first
+
+    @property
+    def items(self) -> list[ChatItem]:
+        return self._items
+
+    @property
+    def message_widgets(self) -> list[ChatMessage]:
+        return list(self._mounted)
+
+    def compose(self) -> ComposeResult:
+        yield self._bar
+
+    def on_mount(self) -> None:
+        self._bar.show_count(0)
+        self.anchor()
+
+    # Loading ---------------------------------------------------------------------------------------
+
+    async def load_messages(self, entries: Iterable[Entry | Message]) -> None:
+        """Show a whole path (entries in order); only the newest part is mounted."""
+        items: list[ChatItem] = []
+        calls: dict[str, int] = {}
+        for entry in entries:
+            message, entry_id = as_message(entry)
+            if message is None:
+                continue
+            if message.get("role") == "toolResult" and str(message.get("toolCallId")) in calls:
+                items[calls[str(message.get("toolCallId"))]].results[str(message.get("toolCallId"))] = message
+                continue
+            for call_id in tool_call_ids(message):
+                calls[call_id] = len(items)
+            items.append(ChatItem(message, entry_id))
+        await self.clear()
+        self._items, self._calls = items, calls
+        self._first = self._window_start(len(items), self.INITIAL_ITEMS, self.INITIAL_LINES)
+        self._mounted = [self._widget(item) for item in items[self._first :]]
+        await self.mount_all(self._mounted)
+        self._bar.show_count(self._first)
+        self.anchor()
+
+    async def clear(self) -> None:
+        """Remove every message."""
+        await self.remove_children(self._mounted)
+        self._items, self._mounted, self._calls, self._first = [], [], {}, 0
+        self._bar.show_count(0)
+
+    def _window_start(self, end: int, max_items: int, max_lines: int) -> int:
+        start, lines = end, 0
+        while start > 0 and end - start < max_items and (lines < max_lines or start == end):
+            start -= 1
+            lines += estimate_lines(self._items[start])
+        return start
+
+    def _widget(self, item: ChatItem) -> ChatMessage:
+        widget = message_widget(item.message, item.entry_id, item.results)
+        assert widget is not None  # items only hold displayed roles
+        return widget
+
+    async def load_earlier(self) -> int:
+        """Mount older messages above the current ones, keeping the visible ones in place."""
+        if self._first == 0 or self._loading:
+            return 0
+        self._loading = True
+        try:
+            start = self._window_start(self._first, self.BACKFILL_ITEMS, self.BACKFILL_LINES)
+            widgets = [self._widget(item) for item in self._items[start : self._first]]
+            anchor = self._mounted[0] if self._mounted else None
+            before_y = anchor.virtual_region.y if anchor else 0
+            await self.mount_all(widgets, after=self._bar)
+            self._mounted[0:0] = widgets
+            self._first = start
+            self._bar.show_count(start)
+            if anchor is not None:
+                # Heights settle over a few refreshes (Markdown mounts its blocks after the message).
+                for _ in range(3):
+                    await self._next_refresh()
+                    shift = anchor.virtual_region.y - before_y
+                    if shift:
+                        self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
+                        before_y = anchor.virtual_region.y
+            return len(widgets)
+        finally:
+            self._loading = False
+
+    async def _next_refresh(self) -> None:
+        done = asyncio.Event()
+        self.call_after_refresh(done.set)
+        await done.wait()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value and self._first > 0 and not self._loading:
+            self.run_worker(self.load_earlier(), group="chat.backfill")
+
+    @on(LoadMoreBar.Pressed)
+    def _load_more_pressed(self, event: LoadMoreBar.Pressed) -> None:
+        event.stop()
+        self.run_worker(self.load_earlier(), group="chat.backfill")
+
+    # Appending -------------------------------------------------------------------------------------
+
+    async def add_message(self, entry_or_message: Entry | Message) -> ChatMessage | None:
+        """Append one entry or context message; a tool result joins its call when that is shown."""
+        message, entry_id = as_message(entry_or_message)
+        if message is None:
+            return None
+        if message.get("role") == "toolResult":
+            return await self.add_tool_result(message, entry_id)
+        return await self._append(ChatItem(message, entry_id))
+
+    async def add_tool_result(self, message: Message, entry_id: str | None = None) -> ChatMessage | None:
+        """Attach a tool result to its call's widget; without a known call it gets its own row."""
+        call_id = str(message.get("toolCallId"))
+        index = self._calls.get(call_id)
+        if index is None:
+            return await self._append(ChatItem(message, entry_id))
+        self._items[index].results[call_id] = message
+        if index >= self._first:
+            widget = self._mounted[index - self._first]
+            if isinstance(widget, AssistantMessage):
+                widget.set_tool_result(message)
+            return widget
+        return None
+
+    async def _append(self, item: ChatItem) -> ChatMessage:
+        for call_id in tool_call_ids(item.message):
+            self._calls[call_id] = len(self._items)
+        self._items.append(item)
+        widget = self._widget(item)
+        self._mounted.append(widget)
+        await self.mount(widget)
+        self.call_after_refresh(self.prune)
+        return widget
+
+    def begin_assistant(self) -> AssistantStream:
+        """Start a streaming assistant reply at the bottom of the log."""
+        item = ChatItem({"role": "assistant", "content": []})
+        index = len(self._items)
+        self._items.append(item)
+        widget = AssistantMessage(item.message)
+        self._mounted.append(widget)
+
+        def register_call(call_id: str) -> None:
+            self._calls[call_id] = index
+
+        def on_finish(message: Message, entry_id: str | None) -> None:
+            item.message, item.entry_id = message, entry_id
+
+        self.call_after_refresh(self.prune)
+        return AssistantStream(widget, self.mount(widget), register_call, on_finish)
+
+    def prune(self) -> None:
+        """While following the bottom, drop the oldest widgets once the log is taller than the high mark."""
+        following = self.scroll_y >= self.max_scroll_y - 1
+        height = self.virtual_size.height
+        if self._loading or not following or height <= self.PRUNE_HIGH:
+            return
+        removed: list[ChatMessage] = []
+        for widget in self._mounted[:-1]:
+            if height <= self.PRUNE_LOW:
+                break
+            height -= widget.outer_size.height + 1  # the one-line margin between messages
+            removed.append(widget)
+        del self._mounted[: len(removed)]
+        self._first += len(removed)
+        self._bar.show_count(self._first)
+        self.remove_children(removed)
+
+    # Keyboard --------------------------------------------------------------------------------------
+
+    def _focused_index(self) -> int | None:
+        node = self.screen.focused
+        while node is not None and node is not self:
+            if isinstance(node, ChatMessage) and node in self._mounted:
+                return self._mounted.index(node)
+            node = node.parent
+        return None
+
+    async def action_previous_message(self) -> None:
+        index = self._focused_index()
+        if index is None:
+            self.scroll_up()
+            return
+        if index == 0:
+            index += await self.load_earlier()
+            if index == 0:
+                return
+        self._mounted[index - 1].focus()
+
+    def action_next_message(self) -> None:
+        index = self._focused_index()
+        if index is None:
+            self.scroll_down()
+        elif index + 1 < len(self._mounted):
+            self._mounted[index + 1].focus()
