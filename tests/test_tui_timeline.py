@@ -1,0 +1,218 @@
+"""Pilot tests of the CompactionTimeline widget: boundary column, what-if keys, messages, states.
+
+The host app is 80 columns wide; with the widget's one-cell padding the bar is 78 cells. The
+summarised history (14k tokens against a 64k window) is squeezed into a fifth of the bar, so the
+kept region, and with it the boundary ▼, starts at column 78 // 5 = 15.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import App, ComposeResult
+from textual.message import Message
+
+from tests import factories as f
+from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
+from tui.compaction.plan import prepare_compaction
+from widgets import timeline as timeline_module
+from widgets.timeline import CompactionTimeline
+from widgets.timeline_layout import BarLayout
+
+BOUNDARY_COLUMN = 78 // 5
+
+
+class Host(App[None]):
+    def __init__(self, path: list[dict] | None = None) -> None:
+        super().__init__()
+        self.path = path if path is not None else compacted_path()
+        self.received: list[Message] = []
+
+    def compose(self) -> ComposeResult:
+        yield CompactionTimeline()
+
+    def on_mount(self) -> None:
+        widget = self.query_one(CompactionTimeline)
+        widget.update_timeline(self.path, WINDOW, RESERVE, KEEP)
+        widget.focus()
+
+    def on_compaction_timeline_what_if_changed(self, message: CompactionTimeline.WhatIfChanged) -> None:
+        self.received.append(message)
+
+    def on_compaction_timeline_compact_now_requested(
+        self, message: CompactionTimeline.CompactNowRequested
+    ) -> None:
+        self.received.append(message)
+
+    def on_compaction_timeline_jump_to_entry(self, message: CompactionTimeline.JumpToEntry) -> None:
+        self.received.append(message)
+
+    def on_compaction_timeline_cancel_requested(self, message: CompactionTimeline.CancelRequested) -> None:
+        self.received.append(message)
+
+
+def rows(widget: CompactionTimeline) -> list[str]:
+    return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
+def ghost_column(widget: CompactionTimeline) -> int:
+    return rows(widget)[0].index("◆")
+
+
+async def test_boundary_is_drawn_at_the_kept_entry() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        markers, bar, status = rows(widget)
+        assert markers.index("▼") == BOUNDARY_COLUMN
+        assert markers[BOUNDARY_COLUMN:].startswith(f"▼ {f.entry_id(8)}")
+        # The summarised zone is hatched up to the boundary, and the kept region starts there.
+        assert bar[:BOUNDARY_COLUMN] == "░" * BOUNDARY_COLUMN
+        layout = BarLayout(widget.timeline, 78)
+        assert layout.cells[BOUNDARY_COLUMN].left.startswith("kept")
+        assert status.startswith("23k / 64k (36%) · threshold 56k")
+
+
+async def test_keys_move_the_ghost_boundary_and_post_what_if_changed() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        before = ghost_column(widget)
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert ghost_column(widget) < before  # a larger keep budget cuts earlier
+        await pilot.press("plus", "right_square_bracket", "left_curly_bracket")
+        await pilot.pause()
+        values = [(m.keep_recent_tokens, m.reserve_tokens) for m in app.received]
+        assert values == [
+            (KEEP + 5_000, RESERVE),
+            (KEEP + 6_000, RESERVE),
+            (KEEP + 6_000, RESERVE + 1_000),
+            (KEEP + 6_000, RESERVE - 4_000),
+        ]
+        expected = prepare_compaction(app.path, KEEP + 6_000, RESERVE - 4_000)
+        assert widget.timeline.what_if.plan.to_json() == expected.to_json()
+        assert "◆ 12k/4k: would summarise" in rows(widget)[2]
+        await pilot.press("minus", "less_than_sign", "less_than_sign")
+        await pilot.pause()
+        assert app.received[-1].keep_recent_tokens == KEEP - 5_000
+        assert ghost_column(widget) > before
+        await pilot.press("r")
+        await pilot.pause()
+        assert ghost_column(widget) == before
+        assert (app.received[-1].keep_recent_tokens, app.received[-1].reserve_tokens) == (KEEP, RESERVE)
+
+
+async def test_what_if_planned_in_a_worker_on_long_paths(monkeypatch) -> None:
+    monkeypatch.setattr(timeline_module, "WORKER_ENTRIES", 0)
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        widget.set_what_if(12_000, RESERVE)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert widget.timeline.what_if.keep_recent_tokens == 12_000
+        assert (
+            widget.timeline.what_if.plan.to_json() == prepare_compaction(app.path, 12_000, RESERVE).to_json()
+        )
+
+
+async def test_enter_requests_compaction_with_the_what_if_settings() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("plus", "enter")
+        await pilot.pause()
+        request = app.received[-1]
+        assert isinstance(request, CompactionTimeline.CompactNowRequested)
+        assert (request.keep_recent_tokens, request.reserve_tokens) == (KEEP + 1_000, RESERVE)
+
+
+async def test_b_jumps_to_the_boundary_entry() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.received[-1], CompactionTimeline.JumpToEntry)
+        assert app.received[-1].entry_id == f.entry_id(8)
+
+
+async def test_compacting_state_shows_a_spinner_and_escape_cancels() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        await pilot.press("escape")  # nothing runs: no cancel request
+        await pilot.pause()
+        assert app.received == []
+        widget.set_compacting("manual", time.monotonic())
+        await pilot.pause()
+        status = rows(widget)[2]
+        assert status[0] in timeline_module.SPINNER
+        assert "compacting (manual)" in status and "esc to cancel" in status
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.received[-1], CompactionTimeline.CancelRequested)
+        await pilot.press("enter")  # no second compaction while one runs
+        await pilot.pause()
+        assert len(app.received) == 1
+        widget.set_idle()
+        await pilot.pause()
+        assert "compacting" not in rows(widget)[2]
+
+
+async def test_streaming_tail_grows_without_replanning() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        planned = widget.timeline
+        widget.set_streaming_tokens(5_000)
+        await pilot.pause()
+        assert widget.timeline is planned
+        assert "+5k streaming" in rows(widget)[2]
+        cells = BarLayout(planned, 78, 5_000).cells
+        assert sum(c.left == "streaming" for c in cells) >= 5  # 5k tokens at about 1k per cell
+        widget.update_timeline(app.path, WINDOW, RESERVE, KEEP)
+        await pilot.pause()
+        assert "streaming" not in rows(widget)[2]
+
+
+async def test_expanded_panel_lists_past_compactions() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        assert widget.size.height == 3
+        await pilot.press("space")
+        await pilot.pause()
+        assert widget.expanded
+        text = rows(widget)
+        assert len(text) > 3
+        header = next(i for i, row in enumerate(text) if row.startswith("Past compactions (1)"))
+        past = text[header + 1]
+        assert "2025-01-01 00:00:12" in past and f.entry_id(12) in past
+        assert "21k → 9.1k" in past and "threshold" in past and "3.2s" in past
+        assert any(row.startswith("What-if  keepRecentTokens 6,000") for row in text)
+        await pilot.press("space")
+        await pilot.pause()
+        assert widget.size.height == 3
+
+
+async def test_session_text_cannot_inject_escape_sequences() -> None:
+    path = compacted_path(reason=None)
+    path[12]["firstKeptEntryId"] = "\x1b]0;pwned\x07[bold]x"
+    path[12]["timestamp"] = "\x1b[2J2025"
+    app = Host(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        widget.expanded = True
+        await pilot.pause()
+        text = "\n".join(rows(widget))
+        assert "\x1b" not in text and "\x07" not in text
+        assert "▼ [bold]x" in text  # shown literally, never parsed as markup

@@ -1,0 +1,592 @@
+"""The compaction timeline: the active path as a token-proportional bar above the prompt.
+
+A three-row strip (markers, bar, figures) that expands into a panel with a legend, the what-if
+details, the keys and the past compactions. The bar shows the summarised history, the summary,
+the kept region from ``firstKeptEntryId`` (▼), the entries since, the threshold and the window;
+the ghost ◆ marks where a compaction with the what-if settings would cut, computed by the same
+planner as ``kompakt plan``. Keys nudge keepRecentTokens and reserveTokens of the what-if; the
+widget posts messages upward and never touches the session itself. Rendering uses the line API
+with a cache of strips rebuilt only when the state or the width changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.segment import Segment as RichSegment
+from rich.style import Style
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
+
+from tui.compaction.timeline import (
+    REGION_AFTER,
+    REGION_KEPT,
+    REGION_SUMMARISED,
+    REGION_SUMMARY,
+    Timeline,
+    build_timeline,
+)
+from tui.session.entries import Entry
+from widgets.safe_text import sanitize
+from widgets.timeline_layout import (
+    FILL_FREE,
+    FILL_OVERHEAD,
+    FILL_RESERVE,
+    FILL_STREAMING,
+    LEFT_EIGHTHS,
+    BarLayout,
+)
+
+KEEP_STEP = 1_000
+KEEP_BIG_STEP = 5_000
+RESERVE_STEP = 1_000
+RESERVE_BIG_STEP = 5_000
+# Above this many entries after the latest compaction the what-if is planned in a thread.
+WORKER_ENTRIES = 3_000
+PAST_ROWS = 8
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+_FILLS = (
+    REGION_SUMMARISED,
+    REGION_SUMMARY,
+    REGION_KEPT,
+    f"{REGION_KEPT}-tool",
+    REGION_AFTER,
+    f"{REGION_AFTER}-tool",
+    FILL_OVERHEAD,
+    FILL_STREAMING,
+    FILL_FREE,
+    FILL_RESERVE,
+)
+
+
+def format_tokens(tokens: float) -> str:
+    """Short token counts: 950, 8.4k, 200k, 1.2M."""
+    if abs(tokens) < 1_000:
+        return f"{tokens:.0f}"
+    if abs(tokens) < 1_000_000:
+        return f"{tokens / 1_000:.1f}".removesuffix(".0") + "k"
+    return f"{tokens / 1_000_000:.1f}".removesuffix(".0") + "M"
+
+
+def _short_time(timestamp: str) -> str:
+    """``2026-11-01T09:12:05.000Z`` → ``2026-11-01 09:12:05`` (the stored UTC time, as is)."""
+    return sanitize(timestamp)[:19].replace("T", " ")
+
+
+class _Line:
+    """A row being assembled cell by cell: plain text with a style per character."""
+
+    def __init__(self, width: int, style: Style) -> None:
+        self.chars = [" "] * width
+        self.styles = [style] * width
+
+    def put(self, column: int, text: str, style: Style) -> None:
+        for offset, char in enumerate(text):
+            if 0 <= column + offset < len(self.chars):
+                self.chars[column + offset] = char
+                self.styles[column + offset] = style
+
+    def strip(self) -> Strip:
+        segments: list[RichSegment] = []
+        for char, style in zip(self.chars, self.styles, strict=True):
+            if segments and segments[-1].style is style:
+                segments[-1] = RichSegment(segments[-1].text + char, style)
+            else:
+                segments.append(RichSegment(char, style))
+        return Strip(segments, len(self.chars))
+
+
+def _text_strip(parts: Sequence[tuple[str, Style]], width: int, base: Style) -> Strip:
+    """Styled text parts on one row, cropped or padded to ``width``."""
+    segments = [RichSegment(text, style) for text, style in parts if text]
+    return Strip(segments).crop_extend(0, width, base)
+
+
+class CompactionTimeline(Widget, can_focus=True):
+    """The active path's token budget, the compaction boundary and a live what-if."""
+
+    HELP: ClassVar[str] = """
+## Compaction timeline
+
+The bar is the active path, each entry as wide as its tokens (scaled by the provider's usage when
+it is known). **░** is history already summarised, then the summary, the kept region from the
+boundary **▼** (its `firstKeptEntryId`), and everything since. **┃** is the threshold
+(window − reserveTokens), the bracket is keepRecentTokens from the end, and **◆** is where a
+compaction with the what-if settings would cut.
+
+- `+` / `-`: keepRecentTokens ±1k (`>` / `<`: ±5k)
+- `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
+- `r`: reset the what-if to the current settings
+- `enter`: compact now with the what-if settings
+- `b`: jump to the boundary entry in the tree
+- `space`: expand or collapse the panel
+- `escape`: cancel a running compaction
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus", "nudge_keep(1)", "Keep +1k", id="timeline.keep_up"),
+        Binding("minus", "nudge_keep(-1)", "Keep −1k", id="timeline.keep_down"),
+        Binding("greater_than_sign", "nudge_keep(5)", "Keep +5k", show=False, id="timeline.keep_up_big"),
+        Binding("less_than_sign", "nudge_keep(-5)", "Keep −5k", show=False, id="timeline.keep_down_big"),
+        Binding("right_square_bracket", "nudge_reserve(1)", "Reserve +1k", id="timeline.reserve_up"),
+        Binding("left_square_bracket", "nudge_reserve(-1)", "Reserve −1k", id="timeline.reserve_down"),
+        Binding(
+            "right_curly_bracket", "nudge_reserve(5)", "Reserve +5k", show=False, id="timeline.reserve_up_big"
+        ),
+        Binding(
+            "left_curly_bracket",
+            "nudge_reserve(-5)",
+            "Reserve −5k",
+            show=False,
+            id="timeline.reserve_down_big",
+        ),
+        Binding("r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
+        Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
+        Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
+        Binding("space", "toggle_expanded", "Expand timeline", id="timeline.toggle"),
+        Binding("escape", "cancel_compaction", "Cancel compaction", id="timeline.cancel"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        *(f"timeline--{fill}" for fill in _FILLS),
+        "timeline--boundary",
+        "timeline--ghost",
+        "timeline--threshold",
+        "timeline--keep",
+        "timeline--muted",
+        "timeline--title",
+        "timeline--busy",
+    }
+
+    DEFAULT_CSS = """
+    CompactionTimeline {
+        height: auto;
+        padding: 0 1;
+        background: $surface;
+        color: $foreground;
+        &:focus { background: $boost; }
+        & > .timeline--summarised { color: $foreground-muted; background: $panel; }
+        & > .timeline--summary { background: $accent; }
+        & > .timeline--kept { background: $success-darken-1; }
+        & > .timeline--kept-tool { background: $success-darken-3; }
+        & > .timeline--after { background: $primary; }
+        & > .timeline--after-tool { background: $primary-darken-2; }
+        & > .timeline--overhead { background: $secondary-darken-2; }
+        & > .timeline--streaming { background: $warning-darken-1; }
+        & > .timeline--free { background: $panel-lighten-1; }
+        & > .timeline--reserve { background: $warning-muted; }
+        & > .timeline--boundary { color: $accent; text-style: bold; }
+        & > .timeline--ghost { color: $warning; text-style: bold; }
+        & > .timeline--threshold { color: $warning; }
+        & > .timeline--keep { color: $success; }
+        & > .timeline--muted { color: $foreground-muted; }
+        & > .timeline--title { text-style: bold; }
+        & > .timeline--busy { color: $warning; text-style: bold; }
+    }
+    """
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    class WhatIfChanged(Message):
+        """The what-if settings changed from the keyboard."""
+
+        def __init__(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+            super().__init__()
+            self.keep_recent_tokens = keep_recent_tokens
+            self.reserve_tokens = reserve_tokens
+
+    class CompactNowRequested(Message):
+        """The user asked to compact now with these settings."""
+
+        def __init__(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+            super().__init__()
+            self.keep_recent_tokens = keep_recent_tokens
+            self.reserve_tokens = reserve_tokens
+
+    class JumpToEntry(Message):
+        """Show this entry (the boundary) in the session tree."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
+
+    class CancelRequested(Message):
+        """The user asked to cancel the running compaction."""
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._path: Sequence[Entry] = ()
+        self._timeline: Timeline | None = None
+        self._what_if: tuple[int, int] | None = None
+        self._what_if_generation = 0
+        self._streaming_tokens = 0
+        self._compacting: tuple[str, float] | None = None
+        self._spinner: Timer | None = None
+        self._lines: tuple[int, list[Strip]] | None = None  # (width, rows) as last built
+
+    # --- public API -------------------------------------------------------------------------
+
+    @property
+    def timeline(self) -> Timeline | None:
+        """The timeline as last drawn."""
+        return self._timeline
+
+    @property
+    def what_if_settings(self) -> tuple[int, int] | None:
+        """The ``(keep, reserve)`` the ghost boundary shows; the current settings when no what-if is set."""
+        if self._what_if is not None:
+            return self._what_if
+        if self._timeline is None:
+            return None
+        return self._timeline.keep_recent_tokens, self._timeline.reserve_tokens
+
+    def update_timeline(
+        self,
+        path_entries: Sequence[Entry],
+        context_window: int,
+        reserve_tokens: int,
+        keep_recent_tokens: int,
+        calibrate: bool = True,
+    ) -> None:
+        """Redraw for a new path or new settings; a streamed tail is dropped (it is an entry now)."""
+        self._path = path_entries
+        self._streaming_tokens = 0
+        self._what_if_generation += 1
+        self._timeline = build_timeline(
+            path_entries,
+            context_window=context_window,
+            reserve_tokens=reserve_tokens,
+            keep_recent_tokens=keep_recent_tokens,
+            calibrate=calibrate,
+            what_if=self._what_if,
+        )
+        self._redraw()
+
+    def set_what_if(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+        """Show where a compaction with these settings would cut."""
+        self._what_if = (max(0, keep_recent_tokens), max(0, reserve_tokens))
+        self._replan()
+
+    def clear_what_if(self) -> None:
+        """Back to the current settings."""
+        self._what_if = None
+        self._replan()
+
+    def set_streaming_tokens(self, extra_tokens: int) -> None:
+        """Grow the tail while a reply streams; cheap, nothing is re-planned."""
+        if extra_tokens != self._streaming_tokens:
+            self._streaming_tokens = max(0, extra_tokens)
+            self._redraw()
+
+    def set_compacting(self, reason: str, started_at: float) -> None:
+        """Show the spinner; ``started_at`` is a ``time.monotonic()`` reading."""
+        self._compacting = (reason, started_at)
+        if self._spinner is None:
+            self._spinner = self.set_interval(0.1, self._redraw)
+        self._redraw()
+
+    def set_idle(self) -> None:
+        """The compaction finished or was cancelled."""
+        self._compacting = None
+        if self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+        self._redraw()
+
+    # --- what-if planning -------------------------------------------------------------------
+
+    def _replan(self) -> None:
+        timeline = self._timeline
+        if timeline is None:
+            return
+        keep, reserve = self.what_if_settings or (0, 0)
+        self._what_if_generation += 1
+        after = timeline.path_length - (timeline.compaction_index or 0)
+        if after > WORKER_ENTRIES:
+            # Keep the last drawn ghost until the worker's plan arrives.
+            self._plan_in_thread(timeline, keep, reserve, self._what_if_generation)
+        else:
+            self._timeline = timeline.with_what_if(self._path, keep, reserve)
+            self._redraw()
+
+    @work(thread=True, exclusive=True, group="timeline-what-if")
+    def _plan_in_thread(self, timeline: Timeline, keep: int, reserve: int, generation: int) -> None:
+        planned = timeline.with_what_if(self._path, keep, reserve)
+        self.app.call_from_thread(self._planned, planned, generation)
+
+    def _planned(self, timeline: Timeline, generation: int) -> None:
+        if generation == self._what_if_generation:
+            self._timeline = timeline
+            self._redraw()
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def _nudge(self, keep_delta: int, reserve_delta: int) -> None:
+        settings = self.what_if_settings
+        if settings is None:
+            return
+        keep, reserve = settings
+        self.set_what_if(keep + keep_delta, reserve + reserve_delta)
+        keep, reserve = self._what_if or settings
+        self.post_message(self.WhatIfChanged(keep, reserve))
+
+    def action_nudge_keep(self, steps: int) -> None:
+        self._nudge(steps * KEEP_STEP, 0)
+
+    def action_nudge_reserve(self, steps: int) -> None:
+        self._nudge(0, steps * RESERVE_STEP)
+
+    def action_reset_what_if(self) -> None:
+        self.clear_what_if()
+        if self._timeline is not None:
+            self.post_message(
+                self.WhatIfChanged(self._timeline.keep_recent_tokens, self._timeline.reserve_tokens)
+            )
+
+    def action_compact_now(self) -> None:
+        settings = self.what_if_settings
+        if settings is not None and self._compacting is None:
+            self.post_message(self.CompactNowRequested(*settings))
+
+    def action_jump_to_boundary(self) -> None:
+        if self._timeline is not None and self._timeline.boundary_id:
+            self.post_message(self.JumpToEntry(self._timeline.boundary_id))
+
+    def action_toggle_expanded(self) -> None:
+        self.expanded = not self.expanded
+
+    def action_cancel_compaction(self) -> None:
+        self.post_message(self.CancelRequested())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_compaction":
+            return self._compacting is not None
+        return True
+
+    # --- rendering --------------------------------------------------------------------------
+
+    def watch_expanded(self) -> None:
+        self._redraw()
+
+    def _redraw(self) -> None:
+        self._lines = None
+        self.refresh(layout=True)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._rows(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        rows = self._rows(width)
+        return rows[y] if y < len(rows) else Strip.blank(width, self.rich_style)
+
+    def _rows(self, width: int) -> list[Strip]:
+        if self._lines is None or self._lines[0] != width:
+            self._lines = (width, self._build(width))
+        return self._lines[1]
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"timeline--{name}")
+
+    def _build(self, width: int) -> list[Strip]:
+        base = self.rich_style
+        width = max(1, width)
+        timeline = self._timeline
+        if timeline is None:
+            empty = _text_strip([("No session yet.", self._style("muted"))], width, base)
+            return [Strip.blank(width, base), empty, Strip.blank(width, base)]
+        layout = BarLayout(timeline, width, self._streaming_tokens)
+        lines = [
+            self._marker_row(layout, base),
+            self._bar_row(layout),
+            self._status_row(timeline, width, base),
+        ]
+        if self.expanded:
+            lines.extend(self._panel_rows(timeline, width, base))
+        return lines
+
+    def _bar_row(self, layout: BarLayout) -> Strip:
+        fills = {fill: self._style(fill) for fill in _FILLS}
+        segments = []
+        for cell in layout.cells:
+            style = fills[cell.left]
+            if cell.right is None:
+                char = "░" if cell.left == REGION_SUMMARISED else " "
+                segments.append(RichSegment(char, style))
+            else:
+                # The left region as the block's foreground over the right region's background.
+                split = Style(color=style.bgcolor, bgcolor=fills[cell.right].bgcolor)
+                segments.append(RichSegment(LEFT_EIGHTHS[cell.eighths], split))
+        return Strip(segments, layout.width).simplify()
+
+    def _marker_row(self, layout: BarLayout, base: Style) -> Strip:
+        timeline = self._timeline
+        assert timeline is not None
+        what_if = timeline.what_if
+        line = _Line(layout.width, base)
+        span = what_if.keep_span
+        start, end = layout.column(span.start), layout.column(span.end - 1)
+        keep_style = self._style("keep")
+        if end > start:
+            line.put(start, "├" + "─" * (end - start - 1) + "┤", keep_style)
+            label = f" keep {format_tokens(what_if.keep_recent_tokens)} "
+            if end - start - 1 >= len(label) + 2:
+                line.put(start + (end - start + 1 - len(label)) // 2, label, keep_style)
+        else:
+            line.put(start, "│", keep_style)
+        if timeline.threshold < layout.extent:
+            line.put(layout.column(timeline.threshold), "┃", self._style("threshold"))
+        window = layout.position(timeline.context_window)
+        line.put(
+            layout.column(timeline.context_window),
+            "▕" if window >= layout.width else "▏",
+            self._style("muted"),
+        )
+        if what_if.position is not None:
+            line.put(layout.column(what_if.position), "◆", self._style("ghost"))
+        if timeline.boundary_index is not None and timeline.boundary_id:
+            column = layout.column(timeline.positions[timeline.boundary_index])
+            label = sanitize(timeline.boundary_id)[:12]
+            style = self._style("boundary")
+            if column + 2 + len(label) <= layout.width:
+                line.put(column, f"▼ {label}", style)
+            else:
+                line.put(max(0, column - len(label) - 1), f"{label} ▼", style)
+        return line.strip()
+
+    def _status_row(self, timeline: Timeline, width: int, base: Style) -> Strip:
+        muted = self._style("muted")
+        parts: list[tuple[str, Style]] = []
+        if self._compacting is not None:
+            reason, started = self._compacting
+            elapsed = max(0.0, time.monotonic() - started)
+            frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
+            parts.append(
+                (
+                    f"{frame} compacting ({sanitize(reason)}) {elapsed:.1f}s · esc to cancel · ",
+                    self._style("busy"),
+                )
+            )
+        parts.append(
+            (
+                f"{format_tokens(timeline.context_tokens)} / {format_tokens(timeline.context_window)} "
+                f"({timeline.percent:.0f}%)",
+                self._style("title"),
+            )
+        )
+        parts.append((f" · threshold {format_tokens(timeline.what_if.threshold)}", muted))
+        if self._streaming_tokens:
+            parts.append((f" · +{format_tokens(self._streaming_tokens)} streaming", muted))
+        what_if = timeline.what_if
+        ghost = " · ◆ "
+        if self._what_if is not None:
+            # The proposed keep/reserve, so a nudge shows its numbers even at 80 columns.
+            ghost += f"{format_tokens(what_if.keep_recent_tokens)}/{format_tokens(what_if.reserve_tokens)}: "
+        if what_if.skip_message:
+            ghost += "nothing to compact"
+        else:
+            summarise = what_if.summarise_tokens + what_if.turn_prefix_tokens
+            ghost += f"would summarise {format_tokens(summarise)}, keep {format_tokens(what_if.kept_tokens)}"
+        parts.append((ghost, self._style("ghost")))
+        return _text_strip(parts, width, base)
+
+    def _panel_rows(self, timeline: Timeline, width: int, base: Style) -> list[Strip]:
+        muted = self._style("muted")
+        title = self._style("title")
+        regions = timeline.region_tokens
+        items = [
+            (REGION_SUMMARISED, "░", f"summarised {format_tokens(regions[REGION_SUMMARISED])}"),
+            (REGION_SUMMARY, "█", f"summary {format_tokens(regions[REGION_SUMMARY])}"),
+            (REGION_KEPT, "█", f"kept {format_tokens(regions[REGION_KEPT])}"),
+            (REGION_AFTER, "█", f"after {format_tokens(regions[REGION_AFTER])}"),
+            (f"{REGION_AFTER}-tool", "█", "tool"),
+        ]
+        if timeline.overhead_tokens:
+            items.append((FILL_OVERHEAD, "█", f"system {format_tokens(timeline.overhead_tokens)}"))
+        legend: list[tuple[str, Style]] = []
+        for fill, glyph, text in items:
+            style = self._style(fill)
+            colour = style.color if fill == REGION_SUMMARISED else style.bgcolor
+            legend += [(glyph, Style(color=colour)), (f" {text}  ", muted)]
+        markers = [
+            ("┃", self._style("threshold")),
+            (" threshold  ", muted),
+            ("▼", self._style("boundary")),
+            (" boundary (firstKeptEntryId)  ", muted),
+            ("◆", self._style("ghost")),
+            (" what-if  ", muted),
+            ("├┤", self._style("keep")),
+            (" keepRecentTokens", muted),
+        ]
+
+        what_if = timeline.what_if
+        keep_text = f"{what_if.keep_recent_tokens:,}"
+        if what_if.keep_span.keep_tokens != what_if.keep_recent_tokens:
+            keep_text += f" (calibrated {what_if.keep_span.keep_tokens:,})"
+        settings_row = [
+            ("What-if  ", title),
+            (f"keepRecentTokens {keep_text} · reserveTokens {what_if.reserve_tokens:,}", muted),
+        ]
+        ghost = self._style("ghost")
+        threshold_text = f"threshold {what_if.threshold:,}"
+        if what_if.skip_message:
+            cut_row = [("◆ ", ghost), (f"{what_if.skip_message} · {threshold_text}", muted)]
+            figures_row = []
+        else:
+            cut = f"first kept {sanitize(what_if.first_kept_entry_id or '')}"
+            if what_if.is_split_turn:
+                cut += f" · split turn from {sanitize(what_if.plan.turn_start_id or '')}"
+            cut_row = [("◆ ", ghost), (f"{cut} · {threshold_text}", muted)]
+            prefix = (
+                f" + turn prefix {format_tokens(what_if.turn_prefix_tokens)}" if what_if.is_split_turn else ""
+            )
+            figures_row = [
+                (
+                    f"  summarise {format_tokens(what_if.summarise_tokens)}{prefix}"
+                    f" · keep {format_tokens(what_if.kept_tokens)} · after ≈{format_tokens(what_if.tokens_after)}",
+                    muted,
+                )
+            ]
+        keys_row = [("+ - < > keep · [ ] { } reserve · r reset · enter compact now · b go to ▼", muted)]
+        rows = [
+            _text_strip(legend, width, base),
+            _text_strip(markers, width, base),
+            _text_strip(settings_row, width, base),
+            _text_strip(cut_row, width, base),
+            _text_strip(figures_row, width, base),
+            _text_strip(keys_row, width, base),
+        ]
+        past = timeline.compactions
+        rows.append(_text_strip([(f"Past compactions ({len(past)}), newest first", title)], width, base))
+        if not past:
+            rows.append(_text_strip([("  none on this path", muted)], width, base))
+        for compaction in reversed(past[-PAST_ROWS:]):
+            after = ("" if compaction.tokens_after_recorded else "≈") + format_tokens(compaction.tokens_after)
+            duration = f"  {compaction.duration_ms / 1000:.1f}s" if compaction.duration_ms is not None else ""
+            rows.append(
+                _text_strip(
+                    [
+                        (f"  {_short_time(compaction.timestamp)}  ", muted),
+                        (sanitize(compaction.entry_id)[:12], self._style("boundary")),
+                        (f"  {format_tokens(compaction.tokens_before)} → {after}  ", title),
+                        (
+                            f"{compaction.reason}{duration}  ▼ {sanitize(compaction.first_kept_entry_id)[:12]}",
+                            muted,
+                        ),
+                    ],
+                    width,
+                    base,
+                )
+            )
+        if len(past) > PAST_ROWS:
+            rows.append(_text_strip([(f"  … {len(past) - PAST_ROWS} older", muted)], width, base))
+        return rows

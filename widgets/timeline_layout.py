@@ -1,0 +1,134 @@
+"""Geometry of the compaction timeline bar: which cell shows which region, at eighth-cell precision.
+
+Pure arithmetic over a :class:`~tui.compaction.timeline.Timeline`, kept apart from the widget so the
+mapping from tokens to columns is easy to test. The context part of the bar is scaled to the context
+window (or to the context, if it overflows the window). The summarised history, often many times the
+window, is squeezed into a hatched zone at the left of at most a fifth of the bar. Each cell holds at
+most two fills: where a region ends inside a cell, the cell becomes a left-eighths block of the left
+region's colour over the right region's colour; within a region the cell takes the shade (tool
+output or text) that covers most of it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from tui.compaction.timeline import REGION_SUMMARISED, Timeline
+
+# Extra fills besides the four regions (and their "-tool" shades).
+FILL_OVERHEAD = "overhead"
+FILL_STREAMING = "streaming"
+FILL_FREE = "free"
+FILL_RESERVE = "reserve"
+
+# Left-aligned blocks covering 1/8 … 7/8 of a cell.
+LEFT_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+class Cell(NamedTuple):
+    """One bar cell: ``left`` fills ``eighths``/8 of it from the left, ``right`` (if any) the rest."""
+
+    left: str
+    right: str | None
+    eighths: int
+
+
+def fill_of(region: str, kind: str) -> str:
+    """The fill class of a segment: its region, with a darker shade for tool output."""
+    if kind == "tool" and region != REGION_SUMMARISED:
+        return f"{region}-tool"
+    return region
+
+
+def _group(fill: str) -> str:
+    """Shades of one region count as one when deciding where a cell splits."""
+    return fill.removesuffix("-tool")
+
+
+class BarLayout:
+    """Columns for context coordinates, and the cells of a bar ``width`` cells wide."""
+
+    def __init__(self, timeline: Timeline, width: int, streaming_tokens: int = 0) -> None:
+        self.width = max(1, width)
+        self.timeline = timeline
+        self.streaming_tokens = max(0, streaming_tokens)
+        self.summarised = -timeline.summarised_start
+        tail = timeline.context_end + self.streaming_tokens
+        self.extent = max(timeline.context_window, tail, 1)
+        self.zone = 0
+        if self.summarised > 0:
+            proportional = round(self.summarised / self.extent * self.width)
+            self.zone = min(max(1, proportional), max(1, self.width // 5))
+        # Tokens per cell in the context part.
+        self.scale = self.extent / max(1, self.width - self.zone)
+        self.cells = self._cells(tail)
+
+    def position(self, x: float) -> float:
+        """The (fractional) cell position of context coordinate ``x``."""
+        if x >= 0:
+            return self.zone + x / self.scale
+        return self.zone * (1 + x / self.summarised) if self.summarised else 0.0
+
+    def column(self, x: float) -> int:
+        """The cell that shows context coordinate ``x`` (clamped to the bar)."""
+        return min(self.width - 1, max(0, math.floor(self.position(x))))
+
+    def _spans(self, tail: int) -> list[tuple[float, float, str]]:
+        timeline = self.timeline
+        spans: list[tuple[float, float, str]] = []
+
+        def add(start: float, end: float, fill: str) -> None:
+            a, b = self.position(start), self.position(end)
+            if b <= a:
+                return
+            if spans and spans[-1][2] == fill and abs(spans[-1][1] - a) < 1e-9:
+                spans[-1] = (spans[-1][0], b, fill)
+            else:
+                spans.append((a, b, fill))
+
+        summarised = [s for s in timeline.segments if s.start < 0]
+        for segment in summarised:
+            add(segment.start, segment.end, fill_of(segment.region, segment.kind))
+        add(0, timeline.overhead_tokens, FILL_OVERHEAD)
+        for segment in timeline.segments[len(summarised) :]:
+            add(segment.start, segment.end, fill_of(segment.region, segment.kind))
+        add(timeline.context_end, tail, FILL_STREAMING)
+        add(tail, max(tail, timeline.threshold), FILL_FREE)
+        add(max(tail, timeline.threshold), self.extent, FILL_RESERVE)
+        return spans
+
+    def _cells(self, tail: int) -> tuple[Cell, ...]:
+        coverage: list[dict[str, float]] = [{} for _ in range(self.width)]
+        firsts: list[list[str]] = [[] for _ in range(self.width)]  # regions in order of appearance
+        for a, b, fill in self._spans(tail):
+            for c in range(max(0, math.floor(a)), min(self.width, math.ceil(b))):
+                overlap = min(b, c + 1) - max(a, c)
+                if overlap <= 0:
+                    continue
+                cell = coverage[c]
+                cell[fill] = cell.get(fill, 0.0) + overlap
+                if _group(fill) not in firsts[c]:
+                    firsts[c].append(_group(fill))
+        return tuple(self._cell(coverage[c], firsts[c]) for c in range(self.width))
+
+    @staticmethod
+    def _cell(coverage: dict[str, float], order: list[str]) -> Cell:
+        if not coverage:
+            return Cell(FILL_FREE, None, 8)
+        groups: dict[str, float] = {}
+        shade: dict[str, str] = {}
+        for fill, amount in coverage.items():
+            group = _group(fill)
+            groups[group] = groups.get(group, 0.0) + amount
+            if amount > coverage.get(shade.get(group, ""), 0.0):
+                shade[group] = fill
+        left = order[0]
+        eighths = round(groups[left] * 8)
+        others = [g for g in order[1:] if groups[g] > 0]
+        if eighths >= 8 or not others:
+            return Cell(shade[left], None, 8)
+        right = max(others, key=groups.__getitem__)
+        if eighths <= 0:
+            return Cell(shade[right], None, 8)
+        return Cell(shade[left], shade[right], eighths)
