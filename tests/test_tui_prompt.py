@@ -1,0 +1,233 @@
+"""Prompt: Enter sends, Shift+Enter / Ctrl+J add lines, history recall (memory and file), slash-command
+completion with Tab, huge and garbage pastes, auto-grow; and the status bar (Pilot host apps)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual import events
+from textual.app import App, ComposeResult
+
+from widgets.prompt import CompletionMenu, PromptBox, PromptInput
+from widgets.status_bar import StatusBar
+
+
+class PromptHost(App):
+    def __init__(self, history_path: Path | None = None) -> None:
+        super().__init__()
+        self.history_path = history_path
+        self.sent: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield PromptBox(PromptInput(history_path=self.history_path))
+        yield StatusBar()
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
+        self.sent.append(event.text)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*[{" ": "space", "/": "slash", "!": "exclamation_mark"}.get(ch, ch) for ch in text])
+
+
+async def test_enter_sends_and_clears() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "hello")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["hello"]
+        assert app.prompt.text == ""
+        await pilot.press("space", "enter")  # blank: nothing is sent
+        await pilot.pause()
+        assert app.sent == ["hello"]
+
+
+async def test_shift_enter_and_ctrl_j_insert_newlines() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "a")
+        await pilot.press("shift+enter")
+        await type_text(pilot, "b")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "c")
+        assert app.prompt.text == "a\nb\nc"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["a\nb\nc"]
+
+
+async def test_bang_command_is_sent_as_text() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "!ls")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["!ls"]
+
+
+async def test_history_recall_with_up_and_down() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        for text in ("one", "two"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+        await type_text(pilot, "draft")
+        await pilot.press("up")
+        assert app.prompt.text == "two"
+        await pilot.press("up")
+        assert app.prompt.text == "one"
+        await pilot.press("up")  # nothing older
+        assert app.prompt.text == "one"
+        await pilot.press("down")
+        assert app.prompt.text == "two"
+        await pilot.press("down")
+        assert app.prompt.text == "draft"
+
+
+async def test_up_moves_the_cursor_inside_a_multiline_prompt_first() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "old")
+        await pilot.press("enter")
+        app.prompt.insert("line1\nline2")
+        await pilot.press("up")
+        assert app.prompt.text == "line1\nline2" and app.prompt.cursor_location[0] == 0
+        await pilot.press("up")
+        assert app.prompt.text == "old"
+
+
+async def test_history_file_is_loaded_and_appended(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "history.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps("from file\nwith two lines") + "\nnot json\n" + json.dumps("latest") + "\n")
+    app = PromptHost(history_path=path)
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("up")
+        assert app.prompt.text == "latest"
+        await pilot.press("up")
+        assert app.prompt.text == "from file\nwith two lines"
+        app.prompt.clear()
+        await type_text(pilot, "new one")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[-1]) == "new one"
+    assert len(lines) == 4
+
+
+async def test_slash_completion_menu_and_tab() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        menu = app.query_one(CompletionMenu)
+        assert not menu.display or menu.has_class("-empty")
+        await type_text(pilot, "/co")
+        await pilot.pause()
+        assert [c.name for c in app.prompt.completions] == ["/compact"]
+        assert not menu.has_class("-empty") and menu.option_count == 1
+        assert app.prompt.suggestion == "mpact"
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.prompt.text == "/compact "
+        assert menu.has_class("-empty")
+        await type_text(pilot, "keep the API notes")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["/compact keep the API notes"]
+
+
+async def test_slash_menu_lists_all_commands_and_arrows_choose() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "/")
+        await pilot.pause()
+        names = [c.name for c in app.prompt.completions]
+        assert names[:3] == ["/compact", "/tree", "/model"]
+        assert {"/settings", "/label", "/export", "/new", "/resume", "/moa", "/help"} <= set(names)
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.query_one(CompletionMenu).highlighted == 1
+        await pilot.press("enter")  # with the menu open, Enter accepts
+        assert app.prompt.text == "/tree" and app.sent == []
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["/tree"]
+
+
+async def test_escape_closes_the_menu_and_tab_without_menu_moves_focus() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "/he")
+        await pilot.press("escape")
+        assert app.prompt.completions == []
+        app.prompt.clear()
+        await type_text(pilot, "plain")
+        await pilot.press("tab")
+        assert app.prompt.text == "plain"
+
+
+async def test_huge_paste_is_collapsed_and_submitted_whole() -> None:
+    big = ("0123456789abcdef" * 64 + "\n") * 1200  # about 1.2 MB
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "see: ")
+        app.prompt.post_message(events.Paste(big))
+        await pilot.pause()
+        assert app.prompt.text == "see: [pasted 1.2 MB #1]"
+        assert app.prompt.document.line_count == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["see: " + big]
+        assert app.prompt.text == ""
+
+
+async def test_garbage_paste_loses_control_characters() -> None:
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        app.prompt.post_message(events.Paste("ok\x1b[31m red\x00\x07\x1b]0;t\x07\tend\r\nnext"))
+        await pilot.pause()
+        assert app.prompt.text == "ok red\tend\nnext"
+
+
+async def test_prompt_grows_up_to_ten_lines() -> None:
+    app = PromptHost()
+    async with app.run_test(size=(80, 40)) as pilot:
+        single = app.prompt.outer_size.height
+        app.prompt.insert("\n".join("abc" for _ in range(4)))
+        await pilot.pause()
+        assert app.prompt.outer_size.height == single + 3
+        app.prompt.insert("\n" * 30)
+        await pilot.pause()
+        assert app.prompt.outer_size.height == single + 9
+
+
+async def test_status_bar_shows_its_fields() -> None:
+    app = PromptHost()
+    async with app.run_test(size=(140, 20)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.model = "gpt-5 [bold]x"
+        bar.offline = True
+        bar.context_tokens = 150_000
+        bar.context_window = 200_000
+        bar.cost = 1.234
+        bar.litellm_loading = True
+        bar.iteration, bar.max_iterations = 3, 20
+        bar.message = "saved\x1b[2J"
+        await pilot.pause()
+        text = str(bar.render())
+        assert text == (
+            "gpt-5 [bold]x  offline  · 150.0k/200.0k (75%) · $1.23 · loading litellm… · tools 3/20 · saved"
+        )
+        bar.litellm_loading = False
+        bar.context_tokens = None
+        assert "loading" not in str(bar.render()) and "%" not in str(bar.render())

@@ -1,0 +1,70 @@
+"""The one-line status bar: model, context use, cost, litellm loading, tool iterations and a message.
+
+Every field is a reactive; Textual only repaints when a value actually changes, so the lead can set
+them as often as it likes (for example on every streamed usage update).
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from widgets.safe_text import sanitize
+
+
+def short_tokens(tokens: int) -> str:
+    if tokens >= 1_000_000:
+        return f"{tokens / 1_000_000:.1f}M"
+    if tokens >= 1000:
+        return f"{tokens / 1000:.1f}k"
+    return str(tokens)
+
+
+class StatusBar(Widget):
+    """Model · context tokens / window (%) · cost · loading litellm… · tools n/max · message."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+    HELP = """
+## Status bar
+The model (and whether it runs offline), the context size against the model's window, the session
+cost, whether litellm is still loading, and the tool iterations of the current turn.
+"""
+
+    model: reactive[str] = reactive("")
+    offline: reactive[bool] = reactive(False)
+    context_tokens: reactive[int | None] = reactive(None)
+    context_window: reactive[int] = reactive(0)
+    cost: reactive[float] = reactive(0.0)
+    litellm_loading: reactive[bool] = reactive(False)
+    iteration: reactive[int] = reactive(0)
+    max_iterations: reactive[int] = reactive(0)
+    message: reactive[str] = reactive("")
+
+    def render(self) -> Content:
+        parts: list[Content] = []
+        if self.model:
+            model = Content.styled(sanitize(self.model), "bold")
+            if self.offline:
+                model = Content.assemble(model, " ", (" offline ", "reverse"))
+            parts.append(model)
+        if self.context_tokens is not None:
+            used = short_tokens(self.context_tokens)
+            if self.context_window:
+                percent = 100 * self.context_tokens / self.context_window
+                style = "$error" if percent >= 90 else "$warning" if percent >= 75 else ""
+                label = f"{used}/{short_tokens(self.context_window)} ({percent:.0f}%)"
+                parts.append(Content.styled(label, style) if style else Content(label))
+            else:
+                parts.append(Content(f"{used} tokens"))
+        if self.cost:
+            parts.append(Content(f"${self.cost:.2f}" if self.cost >= 0.01 else f"${self.cost:.4f}"))
+        if self.litellm_loading:
+            parts.append(Content.styled("loading litellm…", "italic"))
+        if self.max_iterations and self.iteration:
+            parts.append(Content(f"tools {self.iteration}/{self.max_iterations}"))
+        if self.message:
+            parts.append(Content(sanitize(self.message).replace("\n", " ")))
+        return Content(" · ").join(parts)
