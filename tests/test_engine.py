@@ -382,3 +382,24 @@ async def test_an_unreachable_remote_endpoint_falls_back(tmp_path, remote):
     store = new_store(tmp_path, coding_session())
     result = await run(store, None, settings=compaction_settings(remote_endpoint=url))
     assert result.summary_source == "fallback" and "HTTP 500" in result.summary_error
+
+
+# --- reasoning for summaries (pi behaviours 31–32) -------------------------------------------------
+
+
+def test_reasoning_is_asked_for_only_from_models_that_support_it():
+    from tui.compaction.summary_sources import summary_reasoning_effort
+
+    assert summary_reasoning_effort("openai/o3-mini") == "high"
+    assert summary_reasoning_effort("openai/gpt-4o-mini") is None
+    assert summary_reasoning_effort("openai/no-such-model") is None
+
+
+async def test_the_reasoning_option_reaches_the_request(fake_openai: FakeOpenAI):
+    fake_openai.queue(Reply.text_reply("a"), Reply.text_reply("b"))
+    provider = loopback_provider(fake_openai)
+    await provider_summarize_fn(provider, MODEL, reasoning_effort="high")("sys", "p", 100)
+    await provider_summarize_fn(provider, MODEL)("sys", "p", 100)
+    with_reasoning, without = fake_openai.requests
+    assert with_reasoning.get("reasoning_effort") == "high"
+    assert "reasoning_effort" not in without
