@@ -1,8 +1,8 @@
 """The ``kompakt`` command: the TUI by default, and headless subcommands over the same core functions.
 
 ``tree``, ``context``, ``plan`` and ``stats`` read a session file and print rich text, or JSON with
-``--json``. User errors are one clear line on stderr and a non-zero exit, never a traceback. Textual
-is imported only when the TUI is asked for.
+``--json``; ``export`` writes it as HTML or Markdown. User errors are one clear line on stderr and a
+non-zero exit, never a traceback. Textual is imported only when the TUI is asked for.
 """
 
 from __future__ import annotations
@@ -315,6 +315,27 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- export --------------------------------------------------------------------------------
+def cmd_export(args: argparse.Namespace) -> int:
+    from tui.export import export_session, render_export
+
+    store = open_session(args.file)
+    leaf = _leaf(store, args.leaf)
+    fmt = "html" if args.html else "md"
+    if args.output == "-":
+        sys.stdout.write(render_export(store, fmt, leaf, args.all_branches))
+        sys.stdout.flush()
+        return 0
+    try:
+        written = export_session(
+            store, fmt, Path(args.output) if args.output else None, leaf, args.all_branches
+        )
+    except OSError as exc:
+        raise UserError(f"cannot write the export: {exc}") from None
+    print(written)
+    return 0
+
+
 # --- parser ----------------------------------------------------------------------------------
 def run_tui(launch_mode: str, path: str | None) -> int:
     """Start the full-screen app (the only place Textual gets imported)."""
@@ -389,6 +410,16 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("file")
     stats.add_argument("--json", action="store_true")
     stats.set_defaults(func=cmd_stats)
+
+    export = sub.add_parser("export", help="write the session as an HTML page or a Markdown transcript")
+    export.add_argument("file")
+    fmt = export.add_mutually_exclusive_group(required=True)
+    fmt.add_argument("--html", action="store_true", help="one self-contained HTML page with the tree")
+    fmt.add_argument("--md", action="store_true", help="a Markdown transcript of the active path")
+    export.add_argument("--leaf", help="export the path to this entry instead of the active leaf")
+    export.add_argument("--all-branches", action="store_true", help="include the abandoned branches too")
+    export.add_argument("-o", "--output", help="output file (default: beside the session; - for stdout)")
+    export.set_defaults(func=cmd_export)
     return parser
 
 
