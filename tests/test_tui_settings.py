@@ -1,0 +1,284 @@
+"""The settings screen: editors per type, validation as you type, saving with comments kept, sources, what-if."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select, Static, Switch, TextArea
+
+from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
+from tui.screens.settings_screen import ConfirmDiscard, SettingsScreen
+from widgets.settings_form import SettingRow, SettingsForm, editor_id
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    config = tmp_path / "config"
+    config.mkdir()
+    clear_kompakt_env(monkeypatch, config)
+    user = config / "settings.toml"
+    user.write_text(USER_TOML)
+    return user, tmp_path / "project" / ".kompakt" / "settings.toml"
+
+
+def row(app: SettingsHost, key: str) -> SettingRow:
+    return app.screen.query_one(f"#row-{editor_id(key)}", SettingRow)
+
+
+def editor(app: SettingsHost, key: str, kind: type):
+    return app.screen.query_one(f"#{editor_id(key)}", kind)
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def type_into(pilot, app: SettingsHost, key: str, text: str) -> None:
+    field = editor(app, key, Input)
+    field.focus()
+    field.value = ""
+    await pilot.press(*text)
+    await pilot.pause()
+
+
+async def test_each_editor_type_renders_with_the_effective_value(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert editor(app, "compaction.enabled", Switch).value is True
+        assert editor(app, "branchSummary.skipPrompt", Switch).value is False
+        assert editor(app, "compaction.strategy", Select).value == "keep-recent"
+        keep = editor(app, "compaction.keepRecentTokens", Input)
+        assert (keep.value, keep.type) == ("20000", "integer")
+        assert editor(app, "moa.timeoutS", Input).type == "number"
+        assert editor(app, "model", Input).value == "openai/gpt-4o-mini"
+        assert editor(app, "hooks.modules", Input).value == "[]"
+        approval = editor(app, "tools.approval", TextArea).text
+        assert '"bash": "ask"' in approval and '"read": "auto"' in approval
+        assert editor(app, "models", TextArea).text == "{}"
+        assert editor(app, "keymap", TextArea).text == "{}"
+        # Every key of the model has a row, grouped under section headings.
+        headings = [text_of(s) for s in app.screen.query(".settings-form--section")]
+        sections = [h.split(" — ")[0] for h in headings]
+        assert sections[:4] == ["model", "compaction", "branchSummary", "retry"]
+        assert {"models", "tools", "agent", "ui", "keymap", "hooks", "moa"} <= set(sections)
+        assert len(app.screen.query(SettingRow)) == 30
+        label = text_of(row(app, "compaction.keepRecentTokens").query_one(".setting-row--label", Static))
+        assert "keepRecentTokens" in label and "integer · default 20000" in label
+
+
+async def test_the_focused_row_is_described(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor(app, "retry.maxRetries", Input).focus()
+        await pilot.pause()
+        help_text = text_of(app.screen.query_one("#settings-form-help", Static))
+        assert "retry.maxRetries" in help_text
+        assert "How many times a failed call is retried." in help_text
+        assert f"user file {user}" in help_text
+
+
+async def test_an_invalid_value_shows_the_reason_and_is_not_saved(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_into(pilot, app, "retry.maxRetries", "500")
+        error_row = row(app, "retry.maxRetries")
+        assert error_row.has_class("-invalid")
+        error = text_of(error_row.query_one(".setting-row--error", Static))
+        assert "less than or equal to 100" in error and "500" in error
+        form = app.screen.query_one(SettingsForm)
+        assert form.pending_changes() == {}
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert user.read_text() == USER_TOML
+        assert app.saved == []
+        # Fixing the value clears the error.
+        await type_into(pilot, app, "retry.maxRetries", "7")
+        assert not error_row.has_class("-invalid")
+        assert form.pending_changes() == {"retry.maxRetries": 7}
+
+
+async def test_a_url_setting_rejects_a_non_url(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_into(pilot, app, "compaction.remoteEndpoint", "ftp://x")
+        error = text_of(row(app, "compaction.remoteEndpoint").query_one(".setting-row--error", Static))
+        assert "http:// or https:// URL" in error
+
+
+async def test_a_valid_edit_saved_with_ctrl_s_keeps_the_comments(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_into(pilot, app, "compaction.keepRecentTokens", "8000")
+        editor(app, "compaction.calibrate", Switch).value = False
+        editor(app, "compaction.strategy", Select).value = "head-tail"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = user.read_text()
+        added = ["calibrate = false", 'strategy = "head-tail"']
+        kept = [line for line in text.splitlines() if line not in added]
+        assert kept == USER_TOML.replace("keepRecentTokens = 20000", "keepRecentTokens = 8000").splitlines()
+        assert tomllib.loads(text)["compaction"] == {
+            "keepRecentTokens": 8000,
+            "reserveTokens": 16384,
+            "calibrate": False,
+            "strategy": "head-tail",
+        }
+        assert len(app.saved) == 1
+        saved = app.saved[0]
+        assert saved.path == user
+        assert saved.settings.compaction.keep_recent_tokens == 8000
+        assert saved.settings.compaction.strategy == "head-tail"
+        # The watcher will skip our own write.
+        assert len(app.ignore_hashes) == 1
+        form = app.screen.query_one(SettingsForm)
+        assert not form.dirty
+        assert (
+            text_of(row(app, "compaction.calibrate").query_one(".setting-row--source", Static)) == "user file"
+        )
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.dismissed[0].compaction.keep_recent_tokens == 8000
+
+
+async def test_table_edits_are_saved_entry_by_entry(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        approval = editor(app, "tools.approval", TextArea)
+        approval.text = '{"bash": "auto"}'
+        models = editor(app, "models", TextArea)
+        models.text = '{ "ollama/qwen" = { apiBase = "http://localhost:11434", contextWindow = 32768 } }'
+        await pilot.pause()
+        form = app.screen.query_one(SettingsForm)
+        assert form.invalid == {}
+        assert form.pending_changes() == {
+            "tools.approval.bash": "auto",
+            'models."ollama/qwen"': {"apiBase": "http://localhost:11434", "contextWindow": 32768},
+        }
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        data = tomllib.loads(user.read_text())
+        assert data["tools"] == {"approval": {"bash": "auto"}}
+        assert data["models"] == {
+            "ollama/qwen": {"apiBase": "http://localhost:11434", "contextWindow": 32768}
+        }
+        assert user.read_text().startswith(USER_TOML)
+        # Removing an entry deletes just that entry from the file.
+        approval.text = "{}"
+        await pilot.pause()
+        assert form.pending_changes() == {"tools.approval.bash": "ask"}
+        models.text = '{"ollama/qwen": {"apiBase": 3'
+        await pilot.pause()
+        assert "invalid JSON" in form.invalid["models"]
+
+
+async def test_the_project_file_toggle_saves_there(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_into(pilot, app, "agent.maxIterations", "12")
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.screen.target_path == project
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert user.read_text() == USER_TOML
+        assert project.read_text() == "[agent]\nmaxIterations = 12\n"
+        source = row(app, "agent.maxIterations").query_one(".setting-row--source", Static)
+        assert text_of(source) == "project file"
+
+
+async def test_the_source_column_shows_an_environment_override(files, monkeypatch):
+    user, project = files
+    monkeypatch.setenv("KOMPAKT_COMPACTION__RESERVETOKENS", "4096")
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        reserve = row(app, "compaction.reserveTokens")
+        assert (
+            text_of(reserve.query_one(".setting-row--source", Static))
+            == "env KOMPAKT_COMPACTION__RESERVETOKENS"
+        )
+        assert reserve.has_class("-env") and reserve.has_class("-overridden")
+        note = text_of(reserve.query_one(".setting-row--note", Static))
+        assert "KOMPAKT_COMPACTION__RESERVETOKENS" in note and "wins over every file" in note
+        assert editor(app, "compaction.reserveTokens", Input).value == "4096"
+        keep = row(app, "compaction.keepRecentTokens")
+        assert text_of(keep.query_one(".setting-row--source", Static)) == "user file"
+        assert not keep.has_class("-overridden")
+        assert text_of(row(app, "ui.theme").query_one(".setting-row--source", Static)) == "default"
+
+
+async def test_a_project_value_warns_only_while_saving_to_the_user_file(files):
+    user, project = files
+    project.parent.mkdir(parents=True)
+    project.write_text("[ui]\nshowTimeline = false\n")
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        timeline = row(app, "ui.showTimeline")
+        assert editor(app, "ui.showTimeline", Switch).value is False
+        assert timeline.has_class("-overridden")
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert not timeline.has_class("-overridden")
+
+
+async def test_what_if_is_posted_while_keep_recent_tokens_is_edited(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.what_ifs == []  # opening the screen previews nothing
+        await type_into(pilot, app, "compaction.keepRecentTokens", "9000")
+        assert app.what_ifs[-1] == (9000, 16384)
+        assert (900, 16384) in app.what_ifs  # live, keystroke by keystroke
+        count = len(app.what_ifs)
+        await type_into(pilot, app, "compaction.keepRecentTokens", "-")  # not a valid value: no preview
+        assert len(app.what_ifs) == count
+        await type_into(pilot, app, "compaction.reserveTokens", "8000")
+        assert app.what_ifs[-1] == (20000, 8000)
+        assert user.read_text() == USER_TOML
+
+
+async def test_escape_asks_before_discarding_edits(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_into(pilot, app, "agent.maxIterations", "12")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDiscard)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.dismissed == [None]
+        assert user.read_text() == USER_TOML
+
+
+async def test_escape_without_edits_closes_at_once(files):
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.dismissed == [None]

@@ -1,0 +1,240 @@
+"""The settings screen: edit every setting, save the valid edits to the user or project file.
+
+It hosts a :class:`~widgets.settings_form.SettingsForm` and owns what the form does not: the target file (the
+user's settings.toml by default, or the project's ``./.kompakt/settings.toml``), saving with Ctrl+S through the
+comment-keeping writer in a thread worker, reloading the layered settings afterwards, and closing (asking first
+when edits would be lost). While compaction.keepRecentTokens or compaction.reserveTokens is edited it posts
+:class:`SettingsScreen.WhatIf` with the candidate values so the app can preview the compaction boundary. It
+dismisses with the new Settings when anything was saved, else None; each save also posts
+:class:`SettingsScreen.Saved`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Label, Static, Switch
+
+from tui.config import LoadResult, Settings, SettingsError, load_settings
+from tui.config.loader import project_settings_path, user_settings_path
+from widgets.settings_form import SettingsForm
+
+KEEP_RECENT_KEY = "compaction.keepRecentTokens"
+RESERVE_KEY = "compaction.reserveTokens"
+
+
+class ConfirmDiscard(ModalScreen[bool]):
+    """Asks whether unsaved edits may be thrown away; True discards."""
+
+    DEFAULT_CSS = """
+    ConfirmDiscard { align: center middle; }
+    ConfirmDiscard > Vertical {
+        width: 56; height: auto; padding: 1 2; border: thick $warning; background: $panel;
+    }
+    ConfirmDiscard Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmDiscard Button { margin-left: 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Discard", id="settings.discard.yes"),
+        Binding("n,escape", "answer(False)", "Keep editing", id="settings.discard.no"),
+    ]
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self._count = count
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            plural = "s" if self._count != 1 else ""
+            yield Label(f"Discard {self._count} unsaved edit{plural}?")
+            with Horizontal():
+                yield Button("Keep editing", id="keep")
+                yield Button("Discard", id="discard", variant="warning")
+
+    def action_answer(self, discard: bool) -> None:
+        self.dismiss(discard)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "discard")
+
+
+class SettingsScreen(ModalScreen[Settings | None]):
+    """Every setting, editable; Ctrl+S saves the valid edits, Esc closes."""
+
+    HELP = SettingsForm.HELP + (
+        "\n- **Ctrl+S** saves the valid edits (comments in the file are kept), **Ctrl+T** switches between the "
+        "user and the project file, **Esc** closes\n"
+    )
+
+    DEFAULT_CSS = """
+    SettingsScreen { align: center middle; }
+    SettingsScreen > #settings-dialog {
+        width: 100%; height: 100%; border: round $primary; background: $surface; padding: 0;
+    }
+    SettingsScreen #settings-title { height: 1; padding: 0 1; text-style: bold; }
+    SettingsScreen #settings-target-bar { height: 1; padding: 0 1; }
+    SettingsScreen #settings-target-bar Switch { border: none; padding: 0; height: 1; width: auto; margin: 0 1; }
+    SettingsScreen #settings-target-bar Switch:focus { background: $accent 30%; }
+    SettingsScreen #settings-target-path { width: 1fr; color: $foreground-muted; }
+    SettingsScreen #settings-status { height: 1; padding: 0 1; color: $foreground-muted; }
+    SettingsScreen #settings-status.-invalid { color: $text-error; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="settings.save"),
+        Binding("ctrl+t", "toggle_target", "User/project file", id="settings.target"),
+        Binding("escape", "close", "Close", id="settings.close"),
+    ]
+
+    class WhatIf(Message):
+        """Candidate compaction budgets while they are edited (valid values only, nothing saved yet)."""
+
+        def __init__(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+            super().__init__()
+            self.keep_recent_tokens = keep_recent_tokens
+            self.reserve_tokens = reserve_tokens
+
+    class Saved(Message):
+        """Edits were written to ``path``; ``settings`` is the reloaded effective settings."""
+
+        def __init__(self, settings: Settings, path: Path, changes: dict[str, Any]) -> None:
+            super().__init__()
+            self.settings = settings
+            self.path = path
+            self.changes = changes
+
+    def __init__(
+        self,
+        load_result: LoadResult,
+        save_path: Path | None = None,
+        ignore_hashes: set[str] | None = None,
+        *,
+        project_path: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self._result = load_result
+        self._user_path = save_path or load_result.user_file or user_settings_path()
+        self._project_path = project_path or load_result.project_file or project_settings_path()
+        self._ignore_hashes = ignore_hashes
+        self._saved: Settings | None = None
+        compaction = load_result.settings.compaction
+        self._last_what_if = (compaction.keep_recent_tokens, compaction.reserve_tokens)
+
+    @property
+    def target_path(self) -> Path:
+        """The file Ctrl+S writes to."""
+        return self._project_path if self._to_project else self._user_path
+
+    @property
+    def _to_project(self) -> bool:
+        return self.query_one("#settings-target", Switch).value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="settings-dialog"):
+            yield Static(Text("Settings"), id="settings-title")
+            with Horizontal(id="settings-target-bar"):
+                yield Label("Save to project file")
+                yield Switch(False, id="settings-target")
+                yield Static(self._target_text(self._user_path), id="settings-target-path")
+            yield SettingsForm(self._result, id="settings-form")
+            yield Static("No unsaved edits", id="settings-status")
+        yield Footer()
+
+    @staticmethod
+    def _target_text(path: Path) -> Text:
+        return Text(f"→ {path}", no_wrap=True, overflow="ellipsis")
+
+    # -- target file ------------------------------------------------------------------------------------------
+
+    def action_toggle_target(self) -> None:
+        target = self.query_one("#settings-target", Switch)
+        target.value = not target.value
+
+    @on(Switch.Changed, "#settings-target")
+    def _target_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        self.query_one("#settings-target-path", Static).update(self._target_text(self.target_path))
+        self.query_one(SettingsForm).set_target("project" if event.value else "user")
+
+    # -- edits ------------------------------------------------------------------------------------------------
+
+    @on(SettingsForm.Edited)
+    def _edited(self, event: SettingsForm.Edited) -> None:
+        event.stop()
+        self._show_status()
+        if event.error is None and event.key in (KEEP_RECENT_KEY, RESERVE_KEY):
+            form = self.query_one(SettingsForm)
+            candidate = (form.candidate(KEEP_RECENT_KEY), form.candidate(RESERVE_KEY))
+            # Only real changes: editors report their initial values too.
+            if candidate != self._last_what_if:
+                self._last_what_if = candidate
+                self.post_message(self.WhatIf(*candidate))
+
+    def _show_status(self, saved: str | None = None) -> None:
+        form = self.query_one(SettingsForm)
+        pending, invalid = len(form.pending), len(form.invalid)
+        parts = [saved] if saved else []
+        if pending:
+            parts.append(f"{pending} unsaved edit{'s' if pending != 1 else ''} (Ctrl+S saves)")
+        if invalid:
+            parts.append(f"{invalid} invalid (not saved)")
+        status = self.query_one("#settings-status", Static)
+        status.update(Text(" · ".join(parts) or "No unsaved edits"))
+        status.set_class(bool(invalid), "-invalid")
+
+    # -- saving -----------------------------------------------------------------------------------------------
+
+    def action_save(self) -> None:
+        form = self.query_one(SettingsForm)
+        changes = form.pending_changes()
+        if not changes:
+            self.notify("Nothing to save", severity="information")
+            return
+        self._save(self.target_path, changes, form.pending)
+
+    @work(thread=True, exclusive=True, group="settings-save", exit_on_error=False)
+    def _save(self, path: Path, changes: dict[str, Any], edits: dict[str, Any]) -> None:
+        # tomlkit is only needed here; importing it lazily keeps opening the screen quick.
+        from tui.config.writer import save_changes
+
+        try:
+            save_changes(path, changes, ignore_hashes=self._ignore_hashes)
+            result = load_settings(self._user_path, self._project_path)
+        except SettingsError as exc:
+            self.app.call_from_thread(self.notify, str(exc), title="Not saved", severity="error")
+            return
+        self.app.call_from_thread(self._saved_to, path, changes, edits, result)
+
+    def _saved_to(
+        self, path: Path, changes: dict[str, Any], edits: dict[str, Any], result: LoadResult
+    ) -> None:
+        self._result = result
+        self._saved = result.settings
+        self.query_one(SettingsForm).reload(result, edits)
+        self._show_status(f"Saved to {path}")
+        self.post_message(self.Saved(result.settings, path, changes))
+
+    # -- closing ----------------------------------------------------------------------------------------------
+
+    def action_close(self) -> None:
+        form = self.query_one(SettingsForm)
+        if not form.dirty:
+            self.dismiss(self._saved)
+            return
+        count = len(form.pending) + len(form.invalid)
+
+        def closed(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(self._saved)
+
+        self.app.push_screen(ConfirmDiscard(count), closed)
