@@ -126,6 +126,32 @@ def test_markdown_all_branches_appends_the_abandoned_branch_once(store: SessionS
         assert md.count(f'<a id="{anchor(entry_id)}">') == 1
 
 
+def test_nested_branches_each_start_after_what_is_already_exported(tmp_path: Path) -> None:
+    def say(store: SessionStore, role: str, text: str) -> str:
+        return store.append_message({"role": role, "content": [{"type": "text", "text": text}]})["id"]
+
+    with SessionStore.create(tmp_path / "tree.jsonl") as store:
+        root = say(store, "user", "root question")
+        answer = say(store, "assistant", "A answer")
+        store.branch(root)
+        b1 = say(store, "user", "B question")
+        say(store, "assistant", "B answer")
+        store.branch(b1)
+        say(store, "assistant", "C answer")
+        store.branch(root)
+        store.append_label(answer, "keep")  # hangs under root: a branch with nothing to show
+        store.branch(answer)
+        md = export_markdown(store, all_branches=True)
+    headings = re.findall(r"^## Branch from .*$", md, flags=re.M)
+    assert headings == [
+        f"## Branch from [`user: root question`](#{anchor(root)})",
+        f"## Branch from [`user: B question`](#{anchor(b1)})",
+    ]
+    for text in ("root question", "A answer", "B question", "B answer", "C answer"):
+        assert md.count(f"\n{text}\n") == 1
+    assert md.index("A answer") < md.index("B answer") < md.index("C answer")
+
+
 def test_fences_are_longer_than_any_backtick_run_inside() -> None:
     assert fenced("plain") == "```\nplain\n```"
     text = "before\n````\nnot the end\n```\nafter ``x``"

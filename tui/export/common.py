@@ -178,13 +178,23 @@ def abandoned_branches(tree: TreeIndex, active_ids: list[str]) -> list[Branch]:
     for leaf in _leaves_in_tree_order(tree):
         if leaf in exported:
             continue
-        ids = [i for i in tree.path_ids(leaf) if not is_custom(tree.by_id[i], LEAF_CUSTOM_TYPE)]
-        start = max((n for n, i in enumerate(ids) if i in exported), default=-1)
-        fresh = ids[start + 1 :]
+        # Walk up only to the first exported entry: a long shared trunk is not walked once per leaf.
+        fresh: list[str] = []
+        seen: set[str] = set()
+        current: str | None = leaf
+        while current is not None and current in tree.by_id and current not in exported:
+            if current in seen:  # a parent cycle in a damaged file: treat the branch as a root
+                current = None
+                break
+            seen.add(current)
+            fresh.append(current)
+            parent = tree.by_id[current].get("parentId")
+            current = parent if parent != current else None
+        fresh.reverse()
         exported.update(fresh)
-        entries = [tree.by_id[i] for i in fresh]
+        entries = [tree.by_id[i] for i in fresh if not is_custom(tree.by_id[i], LEAF_CUSTOM_TYPE)]
         if any(e.get("type") in _CONTENT_TYPES for e in entries):
-            branches.append(Branch(ids[start] if start >= 0 else None, entries))
+            branches.append(Branch(current if current in exported else None, entries))
     return branches
 
 
