@@ -1,0 +1,424 @@
+"""The session tree list: pi's ``/tree`` rows drawn with Textual's line API.
+
+:class:`SessionTreeView` renders the rows of the headless :class:`~tui.session.tree_view.TreeSelector`
+(cursor, dim prefix, fold glyphs, active-path marker, labels, kind-coloured text, ``← active``) and
+maps pi's keys onto it: wrapping movement, paging, fold-or-up / unfold-or-down, the five filters and
+the cycle, and search as you type. Only visible rows are formatted, and formatted rows are cached as
+strips, so a cursor move on a 10k-entry session repaints two lines (or one scroll step). It posts
+messages upward and never reaches into its parents; chrome (title, search line, footer) belongs to
+the pane that hosts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.session.tree import TreeIndex
+from tui.session.tree_view import FILTER_CYCLE, FilterMode, Row, TreeSelector
+from widgets.safe_text import sanitize
+
+_ROLE_PREFIXES = {"user": "user:", "assistant": "assistant:"}
+_KIND_CLASSES = {
+    "user": "session-tree--text",
+    "assistant": "session-tree--text",
+    "tool": "session-tree--tool",
+    "summary": "session-tree--summary",
+    "compaction": "session-tree--compaction",
+    "meta": "session-tree--meta",
+}
+
+
+class SessionTreeView(ScrollView, can_focus=True):
+    """pi's session tree as a virtual list over a :class:`TreeSelector`."""
+
+    HELP = """\
+## Session tree
+
+- **↑/↓** move (wrapping), **←/→**, **PgUp/PgDn**, **Ctrl+B/Ctrl+F** page
+- **Ctrl+←/Alt+←** fold the branch, or jump to the previous branch start
+- **Ctrl+→/Alt+→** unfold, or jump down to the next branch point
+- **Ctrl+D** default filter, **Ctrl+T** no tools, **Ctrl+U** user only, **Ctrl+L** labelled, **Ctrl+A** all;
+  **Ctrl+O / Ctrl+Shift+O** cycle the filters
+- Type to search (every word must match); **Backspace** deletes, **Esc** clears the search or closes
+- **Enter** goes to the entry, **Shift+L** labels it; click selects, double click goes there
+"""
+
+    DEFAULT_CSS = """
+    SessionTreeView {
+        overflow-x: hidden;
+        overflow-y: auto;
+        background: $surface;
+    }
+    SessionTreeView > .session-tree--cursor { color: $text-accent; text-style: bold; }
+    SessionTreeView > .session-tree--prefix { color: $foreground-muted; }
+    SessionTreeView > .session-tree--active { color: $text-success; }
+    SessionTreeView > .session-tree--label { color: $text-warning; }
+    SessionTreeView > .session-tree--user { color: $text-primary; }
+    SessionTreeView > .session-tree--assistant { color: $text-warning; }
+    SessionTreeView > .session-tree--text { color: $foreground; }
+    SessionTreeView > .session-tree--tool { color: $foreground-muted; }
+    SessionTreeView > .session-tree--summary { color: $text-success; }
+    SessionTreeView > .session-tree--compaction { color: $text-accent; text-style: bold; }
+    SessionTreeView > .session-tree--meta { color: $foreground-muted; text-style: italic; }
+    SessionTreeView > .session-tree--leaf { color: $text-success; text-style: bold; }
+    SessionTreeView > .session-tree--selected { background: $primary 25%; text-style: bold; }
+    SessionTreeView:focus > .session-tree--selected { background: $primary 45%; }
+    SessionTreeView > .session-tree--empty { color: $foreground-muted; text-style: italic; }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-tree--cursor",
+        "session-tree--prefix",
+        "session-tree--active",
+        "session-tree--label",
+        "session-tree--user",
+        "session-tree--assistant",
+        "session-tree--text",
+        "session-tree--tool",
+        "session-tree--summary",
+        "session-tree--compaction",
+        "session-tree--meta",
+        "session-tree--leaf",
+        "session-tree--selected",
+        "session-tree--empty",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Up", show=False, id="tree.up"),
+        Binding("down", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("left,pageup,ctrl+b", "page_up", "Page up", show=False, id="tree.page_up"),
+        Binding("right,pagedown,ctrl+f", "page_down", "Page down", show=False, id="tree.page_down"),
+        Binding("ctrl+left,alt+left", "fold_or_up", "Fold/up", id="tree.fold_or_up"),
+        Binding("ctrl+right,alt+right", "unfold_or_down", "Unfold/down", id="tree.unfold_or_down"),
+        Binding("ctrl+d", "set_filter('default')", "Default filter", show=False, id="tree.filter.default"),
+        Binding("ctrl+t", "toggle_filter('no-tools')", "No tools", show=False, id="tree.filter.no_tools"),
+        Binding("ctrl+u", "toggle_filter('user-only')", "User only", show=False, id="tree.filter.user_only"),
+        Binding(
+            "ctrl+l", "toggle_filter('labeled-only')", "Labelled", show=False, id="tree.filter.labeled_only"
+        ),
+        Binding("ctrl+a", "toggle_filter('all')", "All entries", show=False, id="tree.filter.all"),
+        Binding("ctrl+o", "cycle_filter(1)", "Next filter", id="tree.filter.next"),
+        Binding("ctrl+shift+o", "cycle_filter(-1)", "Previous filter", show=False, id="tree.filter.previous"),
+        Binding("enter", "navigate", "Go here", id="tree.navigate"),
+        Binding("L,shift+l", "label", "Label", id="tree.label"),
+        Binding("backspace", "backspace", "Delete search char", show=False, id="tree.search.backspace"),
+        Binding("escape", "escape", "Clear search / close", show=False, id="tree.escape"),
+    ]
+
+    class Highlighted(Message):
+        """The cursor moved to another entry."""
+
+        def __init__(self, view: SessionTreeView, entry_id: str | None) -> None:
+            super().__init__()
+            self.view = view
+            self.entry_id = entry_id
+
+        @property
+        def control(self) -> SessionTreeView:
+            return self.view
+
+    class NavigateRequested(Message):
+        """Enter (or a double click) on an entry: the host decides what navigating means."""
+
+        def __init__(self, view: SessionTreeView, entry_id: str) -> None:
+            super().__init__()
+            self.view = view
+            self.entry_id = entry_id
+
+        @property
+        def control(self) -> SessionTreeView:
+            return self.view
+
+    class LabelRequested(Message):
+        """Shift+L on an entry; ``current_label`` pre-fills the label prompt."""
+
+        def __init__(self, view: SessionTreeView, entry_id: str, current_label: str | None) -> None:
+            super().__init__()
+            self.view = view
+            self.entry_id = entry_id
+            self.current_label = current_label
+
+        @property
+        def control(self) -> SessionTreeView:
+            return self.view
+
+    class Closed(Message):
+        """Escape with an empty search query."""
+
+        def __init__(self, view: SessionTreeView) -> None:
+            super().__init__()
+            self.view = view
+
+        @property
+        def control(self) -> SessionTreeView:
+            return self.view
+
+    class StatusChanged(Message):
+        """The search query or the ``(i/n) [filter]`` footer changed."""
+
+        def __init__(self, view: SessionTreeView, query: str, footer: str) -> None:
+            super().__init__()
+            self.view = view
+            self.query = query
+            self.footer = footer
+
+        @property
+        def control(self) -> SessionTreeView:
+            return self.view
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.selector: TreeSelector | None = None
+        self._strips: LRUCache[tuple[str, bool, int], Strip] = LRUCache(1024)
+        self._styles: dict[str, Style] = {}
+        self._cached_rows: list[Row] | None = None
+        self._status: tuple[str, str] = ("", "")
+
+    # --- public API ---------------------------------------------------------------------------
+    def set_session(
+        self,
+        tree_index: TreeIndex,
+        leaf_id: str | None,
+        *,
+        filter_mode: FilterMode = "default",
+        selected_id: str | None = None,
+    ) -> None:
+        """Show a session's tree, selecting ``selected_id`` (default: the leaf)."""
+        self.selector = TreeSelector(
+            tree_index,
+            leaf_id,
+            mode=filter_mode,
+            selected_id=selected_id,
+            page_size=self._page_size(),
+        )
+        self._after_change(None, -1, None)
+
+    def refresh_tree(self, leaf_id: str | object | None = ...) -> None:
+        """Rebuild the rows after appends or a leaf move (pass ``leaf_id`` when the leaf changed)."""
+        if self.selector is None:
+            return
+        selector = self.selector
+        before = (selector.rows, selector.selected_index, selector.selected_id)
+        selector.refresh(leaf_id)
+        self._after_change(*before)
+
+    def select(self, entry_id: str, *, centre: bool = True) -> None:
+        """Move the cursor to an entry (or its nearest visible ancestor)."""
+        self._apply(lambda s: s.select(entry_id), centre=centre)
+
+    @property
+    def selected_id(self) -> str | None:
+        return self.selector.selected_id if self.selector else None
+
+    @property
+    def search_query(self) -> str:
+        return self.selector.query if self.selector else ""
+
+    @property
+    def footer(self) -> str:
+        return self.selector.footer() if self.selector else "(0/0)"
+
+    # --- state changes ------------------------------------------------------------------------
+    def _apply(self, change: Callable[[TreeSelector], object], *, centre: bool = True) -> None:
+        selector = self.selector
+        if selector is None:
+            return
+        before = (selector.rows, selector.selected_index, selector.selected_id)
+        change(selector)
+        self._after_change(*before, centre=centre)
+
+    def _after_change(
+        self, old_rows: list[Row] | None, old_index: int, old_id: str | None, *, centre: bool = True
+    ) -> None:
+        """Repaint what changed: everything when rows changed, else the two cursor lines."""
+        selector = self.selector
+        assert selector is not None
+        rows_changed = selector.rows is not old_rows
+        if rows_changed:
+            self.virtual_size = Size(0, len(selector.rows))
+            self.refresh()
+        scrolled = centre and self._centre()
+        if not rows_changed and not scrolled and old_index != selector.selected_index:
+            if old_index >= 0:
+                self.refresh_line(old_index)
+            self.refresh_line(selector.selected_index)
+        if selector.selected_id != old_id:
+            self.post_message(self.Highlighted(self, selector.selected_id))
+        status = (selector.query, selector.footer())
+        if status != self._status:
+            self._status = status
+            self.post_message(self.StatusChanged(self, *status))
+
+    def _page_size(self) -> int:
+        return max(1, self.scrollable_content_region.height or 10)
+
+    def _centre(self) -> bool:
+        """Keep the selected row centred where possible; True when this scrolled."""
+        selector = self.selector
+        height = self.scrollable_content_region.height
+        if selector is None or height <= 0 or selector.selected_index < 0:
+            return False
+        top = max(0, min(selector.selected_index - height // 2, len(selector.rows) - height))
+        if top == self.scroll_offset.y:
+            return False
+        self.scroll_to(y=top, animate=False, immediate=True)
+        return True
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.selector is not None:
+            self.selector.page_size = self._page_size()
+            self._centre()
+
+    # --- rendering ----------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+
+    def _on_focus(self, event: events.Focus) -> None:
+        super()._on_focus(event)
+        self._styles.clear()
+        self._strips.clear()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        super()._on_blur(event)
+        self._styles.clear()
+        self._strips.clear()
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self._styles.get("")
+        if base is None:
+            base = self._styles[""] = self.rich_style
+        selector = self.selector
+        if selector is None or not selector.rows:
+            if y == 0 and selector is not None:
+                empty = Strip([Segment("  No entries found", base + self._style("session-tree--empty"))])
+                return empty.crop_extend(0, width, base)
+            return Strip.blank(width, base)
+        if selector.rows is not self._cached_rows:
+            self._cached_rows = selector.rows
+            self._strips.clear()
+        index = self.scroll_offset.y + y
+        if index >= len(selector.rows):
+            return Strip.blank(width, base)
+        row = selector.rows[index]
+        selected = index == selector.selected_index
+        key = (row.entry_id, selected, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strips[key] = self._format_row(row, selected, width, base)
+        return strip
+
+    def _format_row(self, row: Row, selected: bool, width: int, base: Style) -> Strip:
+        s = self._style
+        highlight = s("session-tree--selected") if selected else Style()
+        parts: list[tuple[str, Style]] = [("› " if selected else "  ", s("session-tree--cursor"))]
+        if row.prefix:
+            parts.append((row.prefix, s("session-tree--prefix")))
+        if row.on_active_path:
+            parts.append(("• ", s("session-tree--active")))
+        if row.label:
+            parts.append((f"[{sanitize(row.label)}] ", s("session-tree--label")))
+        text = sanitize(row.text)
+        role = _ROLE_PREFIXES.get(row.kind)
+        if role and text.startswith(role):
+            parts.append((role, s(f"session-tree--{row.kind}")))
+            text = text[len(role) :]
+        parts.append((text, s(_KIND_CLASSES.get(row.kind, "session-tree--text"))))
+        if row.is_leaf:
+            parts.append(("  ← active", s("session-tree--leaf")))
+        strip = Strip([Segment(t, base + style + highlight) for t, style in parts if t])
+        line_style = base + highlight
+        if strip.cell_length > width:
+            cropped = list(strip.crop(0, max(0, width - 1)))
+            strip = Strip([*cropped, Segment("…", cropped[-1].style if cropped else line_style)])
+        return strip.extend_cell_length(width, line_style)
+
+    # --- keys and mouse -----------------------------------------------------------------------
+    def action_cursor_up(self) -> None:
+        self._apply(lambda s: s.move(-1))
+
+    def action_cursor_down(self) -> None:
+        self._apply(lambda s: s.move(1))
+
+    def action_page_up(self) -> None:
+        self._apply(lambda s: s.page(-1))
+
+    def action_page_down(self) -> None:
+        self._apply(lambda s: s.page(1))
+
+    def action_fold_or_up(self) -> None:
+        self._apply(lambda s: s.fold_or_up())
+
+    def action_unfold_or_down(self) -> None:
+        self._apply(lambda s: s.unfold_or_down())
+
+    def action_set_filter(self, mode: str) -> None:
+        if mode in FILTER_CYCLE:
+            self._apply(lambda s: s.set_filter(mode))  # type: ignore[arg-type]
+
+    def action_toggle_filter(self, mode: str) -> None:
+        if mode in FILTER_CYCLE:
+            self._apply(lambda s: s.toggle_filter(mode))  # type: ignore[arg-type]
+
+    def action_cycle_filter(self, step: int) -> None:
+        self._apply(lambda s: s.cycle_filter(step))
+
+    def action_backspace(self) -> None:
+        self._apply(lambda s: s.backspace())
+
+    def action_escape(self) -> None:
+        selector = self.selector
+        if selector is not None and selector.query:
+            self._apply(lambda s: s.escape())
+        else:
+            self.post_message(self.Closed(self))
+
+    def action_navigate(self) -> None:
+        if self.selected_id is not None:
+            self.post_message(self.NavigateRequested(self, self.selected_id))
+
+    def action_label(self) -> None:
+        selector = self.selector
+        if selector is not None and selector.selected_id is not None:
+            current = selector.tree.labels.get(selector.selected_id)
+            self.post_message(self.LabelRequested(self, selector.selected_id, current))
+
+    def on_key(self, event: events.Key) -> None:
+        # Search as you type: printable keys that are not bound to an action extend the query.
+        if not (event.is_printable and event.character) or event.key in self._bindings.key_to_bindings:
+            return
+        event.stop()
+        event.prevent_default()
+        character = event.character
+        self._apply(lambda s: s.type_text(character))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        selector = self.selector
+        if offset is None or selector is None:
+            return
+        index = self.scroll_offset.y + offset.y
+        if 0 <= index < len(selector.rows):
+            entry_id = selector.rows[index].entry_id
+            self.select(entry_id, centre=False)  # keep the row under the pointer for a double click
+            if event.chain >= 2:
+                self.post_message(self.NavigateRequested(self, entry_id))

@@ -1,0 +1,118 @@
+"""The session tree pane: title, key hints, search line, the tree list, its footer and the entry detail.
+
+:class:`SessionTreePane` hosts a :class:`~widgets.session_tree.SessionTreeView` and an
+:class:`~widgets.entry_detail.EntryDetail` side by side when there is room, and stacked when the
+pane is narrow. It works as a toggleable side pane in the main screen and inside the full-screen
+``/tree`` screen. The view's messages (``NavigateRequested``, ``LabelRequested``, ``Closed``,
+``Highlighted``) bubble through it unchanged; the pane only keeps its own chrome in step.
+"""
+
+from __future__ import annotations
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Container, Vertical
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import Static
+
+from tui.session.tree import TreeIndex
+from tui.session.tree_view import FilterMode
+from widgets.entry_detail import EntryDetail
+from widgets.session_tree import SessionTreeView
+
+NARROW_WIDTH = 100  # below this the detail panel goes under the list
+HINT = "↑/↓ move · ←/→ page · ^←/^→ fold/branch · ⇧L label · ^D/^T/^U/^L/^A filters (^O/⇧^O cycle) · Enter go"
+
+
+class SessionTreePane(Vertical):
+    """The tree list with its chrome and the detail of the highlighted entry."""
+
+    HELP = SessionTreeView.HELP
+
+    DEFAULT_CSS = """
+    SessionTreePane { height: 1fr; background: $surface; }
+    SessionTreePane > #tree-title { text-style: bold; padding: 0 1; }
+    SessionTreePane > #tree-hint { color: $text-muted; padding: 0 1; height: auto; }
+    SessionTreePane > #tree-search { padding: 0 1; border-bottom: solid $foreground 20%; }
+    SessionTreePane > #tree-body { layout: horizontal; height: 1fr; }
+    SessionTreePane.-narrow > #tree-body { layout: vertical; }
+    SessionTreePane #tree-view { width: 1fr; height: 1fr; }
+    SessionTreePane #tree-detail { width: 45%; height: 1fr; border-left: solid $foreground 20%; }
+    SessionTreePane.-narrow #tree-detail { width: 1fr; height: 40%; border-left: none;
+        border-top: solid $foreground 20%; }
+    SessionTreePane > #tree-footer { color: $text-muted; padding: 0 1; border-top: solid $foreground 20%;
+        height: 2; }
+    """
+
+    detail_delay: float = 0.08
+    """Seconds the cursor must rest before the detail panel follows it (0: at once)."""
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.view = SessionTreeView(id="tree-view")
+        self.detail = EntryDetail(id="tree-detail")
+        self._search = Static(self._search_content(""), id="tree-search", markup=False)
+        self._footer = Static("(0/0)", id="tree-footer", markup=False)
+        self._detail_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Session Tree", id="tree-title", markup=False)
+        yield Static(HINT, id="tree-hint", markup=False)
+        yield self._search
+        with Container(id="tree-body"):
+            yield self.view
+            yield self.detail
+        yield self._footer
+
+    # --- public API (delegates to the view) ---------------------------------------------------
+    def set_session(
+        self,
+        tree_index: TreeIndex,
+        leaf_id: str | None,
+        *,
+        filter_mode: FilterMode = "default",
+        selected_id: str | None = None,
+    ) -> None:
+        """Show a session's tree; see :meth:`SessionTreeView.set_session`."""
+        self.view.set_session(tree_index, leaf_id, filter_mode=filter_mode, selected_id=selected_id)
+
+    def refresh_tree(self, leaf_id: str | object | None = ...) -> None:
+        """Rebuild after appends or a leaf move, and redraw the detail (a label may have changed)."""
+        self.view.refresh_tree(leaf_id)
+        self._show_detail(self.view.selected_id)
+
+    def select(self, entry_id: str) -> None:
+        self.view.select(entry_id)
+
+    # --- keeping the chrome in step -----------------------------------------------------------
+    @staticmethod
+    def _search_content(query: str) -> Content:
+        return Content.assemble(("Type to search: ", "$text-muted"), (query, "bold"))
+
+    @on(SessionTreeView.StatusChanged)
+    def _status_changed(self, event: SessionTreeView.StatusChanged) -> None:
+        event.stop()
+        self._search.update(self._search_content(event.query), layout=False)
+        self._footer.update(event.footer, layout=False)
+
+    @on(SessionTreeView.Highlighted)
+    def _highlighted(self, event: SessionTreeView.Highlighted) -> None:
+        # A big tool output takes a while to lay out: follow the cursor once it rests, so that
+        # holding ↓ stays fluid.
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        if self.detail_delay <= 0:
+            self._show_detail(event.entry_id)
+        else:
+            entry_id = event.entry_id
+            self._detail_timer = self.set_timer(self.detail_delay, lambda: self._show_detail(entry_id))
+
+    def _show_detail(self, entry_id: str | None) -> None:
+        selector = self.view.selector
+        entry = selector.tree.by_id.get(entry_id) if selector and entry_id else None
+        self.detail.show_entry(entry, selector.tree if selector else None)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
