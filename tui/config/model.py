@@ -82,6 +82,33 @@ class CompactionSettings(BaseModel):
         description="'keep-recent' summarises everything before the recent tail; 'head-tail' also keeps the "
         "opening of the session verbatim.",
     )
+    head_tail_threshold: float = Field(
+        0.50,
+        gt=0,
+        le=1,
+        description="head-tail: compact once the context reaches this fraction of the usable window (window − "
+        "reserveTokens); windows under 512K tokens use at least 0.75.",
+    )
+    head_tail_target_ratio: float = Field(
+        0.20,
+        ge=0.10,
+        le=0.80,
+        description="head-tail: the recent tail kept verbatim is about this fraction of the threshold in tokens "
+        "(it may grow to 1.5 times that).",
+    )
+    head_tail_protect_first: int = Field(
+        3,
+        ge=0,
+        le=100,
+        description="head-tail: how many opening messages the first compaction keeps word for word; later "
+        "compactions summarise them too.",
+    )
+    head_tail_protect_last: int = Field(
+        20,
+        ge=1,
+        le=1000,
+        description="head-tail: the fewest recent messages the tail keeps (at least 3; values above 8 count as 8).",
+    )
 
     _check_remote = field_validator("remote_endpoint")(_check_url)
 
