@@ -9,6 +9,9 @@ Nothing is appended before the summary is complete, so a cancellation (``asyncio
 or a failure leaves the session untouched; the prune entry is written alone only when the plan is a
 skip (pruning still runs before every compaction check, as in omp). A compaction that saves 5 % or less
 of the context is reported as "no progress" (Hermes §4.1), so that the caller does not try again.
+``compaction.strategy`` picks the planner: pi's keep-recent one, or Hermes's head-tail one
+(``head_tail``), whose summary uses its own prompts, carries the protected head in front of the notes and
+records the regions in ``details.kompakt``; its progress check counts messages and its own estimate.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.compaction.errors import CompactionCancelled, SummaryError
 from tui.compaction.fallback import build_fallback_summary
 from tui.compaction.file_ops import compute_file_lists
+from tui.compaction.head_tail import HeadTailConfig, HeadTailPlan, context_size, made_progress, plan_head_tail
+from tui.compaction.head_tail_summary import fold_protected, summarize_head_tail
 from tui.compaction.plan import CompactionPlan, PlanSkip, prepare_compaction
 from tui.compaction.pruning import PrunePlan, plan_pruning, prune_entry_data
 from tui.compaction.summarizer import PlanSummary, SummarizeFn, SummaryBudgets, finish_summary, summarize_plan
@@ -93,7 +98,27 @@ def _summary_source(
     return ("model", summarize) if summarize is not None else ("fallback", None)
 
 
-def _fallback(plan: CompactionPlan, reason: str) -> PlanSummary:
+def plan_for_strategy(
+    path: list[Entry], settings: Settings, context_window: int
+) -> CompactionPlan | HeadTailPlan | PlanSkip:
+    """The plan of the configured strategy for a (pruned) path."""
+    config = settings.compaction
+    if config.strategy == "head-tail":
+        return plan_head_tail(
+            path,
+            context_window=context_window,
+            reserve_tokens=config.reserve_tokens,
+            config=HeadTailConfig.from_settings(config),
+        )
+    return prepare_compaction(
+        path,
+        keep_recent_tokens=config.keep_recent_tokens,
+        reserve_tokens=config.reserve_tokens,
+        calibrate=config.calibrate,
+    )
+
+
+def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
     read_files, modified_files = compute_file_lists(plan.file_ops)
     compacted = [*plan.messages_to_summarize, *plan.turn_prefix_messages]
     text = build_fallback_summary(
@@ -137,12 +162,8 @@ async def compact_session(
     if path and path[-1].get("type") != "compaction":
         prune = plan_pruning(path)
     planned_path = [*path, _prune_fields(prune)] if prune else path
-    plan = prepare_compaction(
-        planned_path,
-        keep_recent_tokens=config.keep_recent_tokens,
-        reserve_tokens=config.reserve_tokens,
-        calibrate=config.calibrate,
-    )
+    plan = plan_for_strategy(planned_path, settings, context_window)
+    head_tail = isinstance(plan, HeadTailPlan)
     if isinstance(plan, PlanSkip):
         if prune:
             store.append(_prune_fields(prune))
@@ -164,6 +185,7 @@ async def compact_session(
 
     summary_error = None
     short_error = None
+    strategy_details: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     hook_result = before.get("compaction")
     if hook_result:
@@ -192,7 +214,8 @@ async def compact_session(
             written = _fallback(plan, NO_SUMMARIZER)
         else:
             try:
-                written = await summarize_plan(
+                summarize_strategy = summarize_head_tail if head_tail else summarize_plan
+                written = await summarize_strategy(
                     plan,
                     summarize_fn,
                     SummaryBudgets.from_reserve(config.reserve_tokens, max_output_tokens),
@@ -204,6 +227,9 @@ async def compact_session(
                 if config.on_summary_failure == "abort":
                     raise
                 source, summary_error, written = "fallback", str(exc), _fallback(plan, str(exc))
+        if head_tail:
+            written, head_chars = fold_protected(plan, written)
+            strategy_details = plan.kompakt_details(head_chars)
         summary = written.summary
         first_kept = plan.first_kept_entry_id
         tokens_before = plan.tokens_before
@@ -219,9 +245,15 @@ async def compact_session(
         "firstKeptEntryId": first_kept,
         "tokensBefore": tokens_before,
     }
-    estimate_before = _context_tokens(path)
-    tokens_after = _context_tokens([*planned_path, pending])
-    no_progress = tokens_after > NO_PROGRESS_RATIO * estimate_before
+    if head_tail:
+        # Hermes's rule with Hermes's estimate: fewer messages, or more than 5 % fewer tokens.
+        count_before, estimate_before = context_size(path)
+        count_after, tokens_after = context_size([*planned_path, pending])
+        no_progress = not made_progress(count_before, count_after, estimate_before, tokens_after)
+    else:
+        estimate_before = _context_tokens(path)
+        tokens_after = _context_tokens([*planned_path, pending])
+        no_progress = tokens_after > NO_PROGRESS_RATIO * estimate_before
     message = None
     if no_progress:
         message = (
@@ -234,6 +266,7 @@ async def compact_session(
         "tokensAfter": tokens_after,
         "durationMs": duration_ms,
         "summarySource": source,
+        **strategy_details,
     }
     if short:
         extra["shortSummary"] = str(short)

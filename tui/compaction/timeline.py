@@ -8,16 +8,26 @@ the estimate of the same messages, so the in-context part adds up to the real co
 share of usage no entry explains (system prompt, tool schemas) is ``overhead_tokens``. Bar
 positions are in *context coordinates*: 0 is where the context starts, the overhead comes first,
 the summarised region lies at negative positions. The what-if is ``prepare_compaction`` itself, the
-planner ``kompakt plan`` runs, for the current or a proposed keepRecentTokens/reserveTokens.
+planner ``kompakt plan`` runs, for the current or a proposed keepRecentTokens/reserveTokens, and for
+either strategy: with ``head-tail`` it is ``plan_head_tail`` (the threshold and the keep span are then
+Hermes's trigger and tail budget). When the latest compaction is a head-tail one, the messages it
+protected (its ``headEntryIds`` and ``pinnedEntryIds``, copied into the summary) form the head region.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from tui.compaction.head_tail import (
+    HeadTailConfig,
+    HeadTailPlan,
+    kompakt_record,
+    plan_head_tail,
+    protected_entry_ids,
+)
 from tui.compaction.plan import (
     CompactionPlan,
     PlanSkip,
@@ -27,9 +37,11 @@ from tui.compaction.plan import (
     threshold,
 )
 from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
+from tui.config.model import CompactionSettings
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.entries import Entry
 
+REGION_HEAD = "head"
 REGION_SUMMARISED = "summarised"
 REGION_SUMMARY = "summary"
 REGION_KEPT = "kept"
@@ -39,6 +51,10 @@ SOURCE_USAGE = "usage"
 SOURCE_ESTIMATE = "estimate"
 
 REASONS = frozenset({"manual", "threshold", "overflow"})
+
+STRATEGY_KEEP_RECENT = "keep-recent"
+STRATEGY_HEAD_TAIL = "head-tail"
+DEFAULT_STRATEGY: str = CompactionSettings.model_fields["strategy"].default
 
 # A usage/estimate ratio outside these bounds says more about the system prompt than about the
 # entries (a two-line session with a 3k-token system prompt); the rest becomes overhead.
@@ -108,19 +124,22 @@ class WhatIf:
 
     Token figures are bar tokens (usage-scaled like the segments); ``plan`` holds the planner's
     own estimates. ``tokens_after`` is the kept tail plus the overhead plus the previous summary's
-    size, since the new summary's length is unknown until it is written.
+    size, since the new summary's length is unknown until it is written (plus the head it would copy,
+    for ``head-tail``, whose ``keep_span`` is the tail from the cut, labelled with the tail budget).
     """
 
     keep_recent_tokens: int
     reserve_tokens: int
     threshold: int
-    plan: CompactionPlan | PlanSkip
+    plan: CompactionPlan | HeadTailPlan | PlanSkip
     position: int | None
     keep_span: KeepSpan
     summarise_tokens: int
     turn_prefix_tokens: int
     kept_tokens: int
     tokens_after: int
+    strategy: str = STRATEGY_KEEP_RECENT
+    head_tokens: int = 0
 
     @property
     def skipped(self) -> bool:
@@ -132,15 +151,15 @@ class WhatIf:
 
     @property
     def first_kept_entry_id(self) -> str | None:
-        return self.plan.first_kept_entry_id if isinstance(self.plan, CompactionPlan) else None
+        return None if isinstance(self.plan, PlanSkip) else self.plan.first_kept_entry_id
 
     @property
     def first_kept_index(self) -> int | None:
-        return self.plan.first_kept_index if isinstance(self.plan, CompactionPlan) else None
+        return None if isinstance(self.plan, PlanSkip) else self.plan.first_kept_index
 
     @property
     def is_split_turn(self) -> bool:
-        return isinstance(self.plan, CompactionPlan) and self.plan.is_split_turn
+        return not isinstance(self.plan, PlanSkip) and self.plan.is_split_turn
 
     @property
     def turn_start_index(self) -> int | None:
@@ -178,6 +197,8 @@ class Timeline:
     previous_summary_tokens: int
     compactions: tuple[PastCompaction, ...]
     what_if: WhatIf
+    strategy: str = DEFAULT_STRATEGY
+    head_tail: HeadTailConfig = field(default_factory=HeadTailConfig)
 
     @property
     def context_end(self) -> int:
@@ -189,8 +210,11 @@ class Timeline:
         """The (negative) position of the oldest summarised entry, 0 when nothing is summarised."""
         return self.positions[0] if self.path_length else 0
 
-    def with_what_if(self, path_entries: Sequence[Entry], keep: int, reserve: int) -> Timeline:
-        """The same timeline with the what-if re-planned for other settings (no other work redone)."""
+    def with_what_if(
+        self, path_entries: Sequence[Entry], keep: int, reserve: int, strategy: str | None = None
+    ) -> Timeline:
+        """The same timeline with the what-if re-planned for other settings or the other strategy
+        (``None``: the timeline's own); no other work is redone."""
         bar = _Bar(
             self.positions,
             self.estimates,
@@ -202,13 +226,10 @@ class Timeline:
             self.previous_summary_tokens,
         )
         span = self.keep_span if keep == self.keep_recent_tokens else None
-        return replace(self, what_if=_plan_what_if(bar, effective_path(path_entries), keep, reserve, span))
-
-
-def _kompakt_details(entry: Entry) -> dict[str, Any]:
-    details = entry.get("details")
-    record = details.get("kompakt") if isinstance(details, dict) else None
-    return record if isinstance(record, dict) else {}
+        planned = _plan_what_if(
+            bar, effective_path(path_entries), keep, reserve, span, strategy or self.strategy, self.head_tail
+        )
+        return replace(self, what_if=planned)
 
 
 def _as_int(value: Any) -> int | None:
@@ -223,8 +244,15 @@ def build_timeline(
     keep_recent_tokens: int,
     calibrate: bool = True,
     what_if: tuple[int, int] | None = None,
+    strategy: str = DEFAULT_STRATEGY,
+    head_tail: HeadTailConfig | None = None,
+    what_if_strategy: str | None = None,
 ) -> Timeline:
-    """Lay out ``path_entries`` (root→leaf) for the timeline; ``what_if`` is ``(keep, reserve)``."""
+    """Lay out ``path_entries`` (root→leaf) for the timeline; ``what_if`` is ``(keep, reserve)``.
+
+    ``strategy`` is the configured one (it sets the threshold); ``what_if_strategy`` previews the other.
+    """
+    head_tail = head_tail or HeadTailConfig()
     path = effective_path(path_entries)
     n = len(path)
     messages: list[dict[str, Any] | None] = []
@@ -269,10 +297,15 @@ def build_timeline(
     positions = _positions(widths, origin, overhead)
     segments = []
     region_tokens = dict.fromkeys((REGION_SUMMARISED, REGION_KEPT, REGION_SUMMARY, REGION_AFTER), 0)
+    protected = set(protected_entry_ids(path[compaction_index])) if compaction_index is not None else set()
+    if protected:
+        region_tokens[REGION_HEAD] = 0
     for i, message in enumerate(messages):
         if message is None:
             continue
         region = _region(i, origin, boundary_index, compaction_index)
+        if region == REGION_SUMMARISED and path[i].get("id") in protected:
+            region = REGION_HEAD
         region_tokens[region] += widths[i]
         segments.append(
             Segment(
@@ -299,6 +332,10 @@ def build_timeline(
     )
     keep_span = _keep_span(bar, path, keep_recent_tokens)
     keep, reserve = what_if if what_if is not None else (keep_recent_tokens, reserve_tokens)
+    limit = threshold(context_window, reserve_tokens)
+    if strategy == STRATEGY_HEAD_TAIL:
+        limit = head_tail.threshold(context_window, reserve_tokens).threshold_tokens
+    span = keep_span if keep == keep_recent_tokens else None
     return Timeline(
         segments=tuple(segments),
         positions=bar.positions,
@@ -310,7 +347,7 @@ def build_timeline(
         boundary_index=boundary_index,
         context_window=context_window,
         reserve_tokens=reserve_tokens,
-        threshold=threshold(context_window, reserve_tokens),
+        threshold=limit,
         keep_recent_tokens=keep_recent_tokens,
         calibrate=calibrate,
         keep_span=keep_span,
@@ -322,7 +359,9 @@ def build_timeline(
         region_tokens=region_tokens,
         previous_summary_tokens=bar.previous_summary,
         compactions=tuple(_past_compactions(path, estimates, index_of)),
-        what_if=_plan_what_if(bar, path, keep, reserve, keep_span if keep == keep_recent_tokens else None),
+        what_if=_plan_what_if(bar, path, keep, reserve, span, what_if_strategy or strategy, head_tail),
+        strategy=strategy,
+        head_tail=head_tail,
     )
 
 
@@ -387,7 +426,7 @@ def _past_compactions(
     for i, entry in enumerate(path):
         if entry.get("type") != "compaction":
             continue
-        record = _kompakt_details(entry)
+        record = kompakt_record(entry)
         first_kept = entry.get("firstKeptEntryId") or ""
         kept_from = index_of.get(first_kept)
         kept = kept_prefix[i] - kept_prefix[kept_from] if kept_from is not None and kept_from < i else 0
@@ -444,9 +483,17 @@ def _keep_span(bar: _Bar, path: Sequence[Entry], keep_recent_tokens: int) -> Kee
 
 
 def _plan_what_if(
-    bar: _Bar, path: Sequence[Entry], keep: int, reserve: int, span: KeepSpan | None = None
+    bar: _Bar,
+    path: Sequence[Entry],
+    keep: int,
+    reserve: int,
+    span: KeepSpan | None,
+    strategy: str,
+    head_tail: HeadTailConfig,
 ) -> WhatIf:
-    """Run the planner for ``(keep, reserve)`` on the (effective) path and place it on the bar."""
+    """Run the strategy's planner for ``(keep, reserve)`` on the (effective) path and place it on the bar."""
+    if strategy == STRATEGY_HEAD_TAIL:
+        return _head_tail_what_if(bar, path, keep, reserve, head_tail)
     plan = prepare_compaction(path, keep_recent_tokens=keep, reserve_tokens=reserve, calibrate=bar.calibrate)
     span = span or _keep_span(bar, path, keep)
     limit = threshold(bar.context_window, reserve)
@@ -466,4 +513,48 @@ def _plan_what_if(
         turn_prefix_tokens=x[plan.first_kept_index] - x[turn_start],
         kept_tokens=kept,
         tokens_after=kept + bar.overhead + bar.previous_summary,
+    )
+
+
+def _head_tail_what_if(
+    bar: _Bar, path: Sequence[Entry], keep: int, reserve: int, config: HeadTailConfig
+) -> WhatIf:
+    """``plan_head_tail`` on the bar: the cut, the middle, the head it would copy and the tail."""
+    plan = plan_head_tail(path, context_window=bar.context_window, reserve_tokens=reserve, config=config)
+    limits = config.threshold(bar.context_window, reserve)
+    x = bar.positions
+    if isinstance(plan, PlanSkip):
+        span = KeepSpan(x[min(bar.start, len(path))], x[-1], limits.tail_budget, True)
+        return WhatIf(
+            keep,
+            reserve,
+            limits.threshold_tokens,
+            plan,
+            None,
+            span,
+            0,
+            0,
+            0,
+            bar.context_tokens,
+            STRATEGY_HEAD_TAIL,
+        )
+
+    def width(indices: Sequence[int]) -> int:
+        return sum(x[i + 1] - x[i] for i in indices)
+
+    kept = x[plan.boundary_end] - x[plan.first_kept_index]
+    head = width(plan.head_indices)
+    return WhatIf(
+        keep_recent_tokens=keep,
+        reserve_tokens=reserve,
+        threshold=limits.threshold_tokens,
+        plan=plan,
+        position=x[plan.first_kept_index],
+        keep_span=KeepSpan(x[plan.first_kept_index], x[-1], limits.tail_budget, False),
+        summarise_tokens=width(plan.summarize_indices),
+        turn_prefix_tokens=0,
+        kept_tokens=kept,
+        tokens_after=kept + head + bar.overhead + bar.previous_summary,
+        strategy=STRATEGY_HEAD_TAIL,
+        head_tokens=head,
     )

@@ -1,0 +1,85 @@
+"""The summary of a head-tail compaction: Hermes's structured sections, merged with the previous notes.
+
+The middle is summarised with ``prompts/head_tail_summary.md`` (first compaction) or
+``prompts/head_tail_update.md`` (the previous notes go in ``<previous-summary>`` and are merged), with
+the size target of Hermes §2.5 as guidance. The stored text is then ``fold_protected``: the protected
+messages (the head, and the latest request when it lies before the tail) copied word for word in front
+of the notes, because pi's format has room for one kept range only (see ``head_tail``). The optional
+short summary follows the keep-recent path: if it fails the compaction goes on without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import prompts
+from tui.compaction.errors import SummaryError
+from tui.compaction.file_ops import compute_file_lists
+from tui.compaction.head_tail import HeadTailPlan
+from tui.compaction.summarizer import (
+    PlanSummary,
+    SummarizeFn,
+    SummaryBudgets,
+    finish_summary,
+    generate_short_summary,
+    generate_summary,
+    strip_end_marker,
+)
+from tui.compaction.summary_input import summarizer_transcript
+
+
+def base_prompt(plan: HeadTailPlan) -> str:
+    """The instructions: create the sections, or merge them with the previous notes."""
+    name = "head_tail_update" if plan.previous_summary else "head_tail_summary"
+    return prompts.render(name, target_tokens=str(plan.summary_target_tokens))
+
+
+def protected_block(plan: HeadTailPlan) -> str:
+    """The text put in front of the notes; empty when nothing is protected."""
+    if not plan.protected_messages:
+        return ""
+    return (
+        prompts.render("head_tail_protected", transcript=summarizer_transcript(plan.protected_messages))
+        + "\n\n"
+    )
+
+
+def fold_protected(plan: HeadTailPlan, written: PlanSummary) -> tuple[PlanSummary, int]:
+    """The summary with the protected block in front, and the block's length (``headChars``)."""
+    block = protected_block(plan)
+    return replace(written, summary=block + written.summary), len(block)
+
+
+async def summarize_head_tail(
+    plan: HeadTailPlan,
+    summarize: SummarizeFn,
+    budgets: SummaryBudgets,
+    *,
+    custom_instructions: str | None = None,
+    additional_context: Sequence[str] = (),
+    prompt_override: str | None = None,
+    short_summary: bool = True,
+) -> PlanSummary:
+    """The notes for the middle (not yet folded), with file tags, tool trail and end marker."""
+    notes = await generate_summary(
+        plan.messages_to_summarize,
+        summarize,
+        budgets.history,
+        previous_summary=plan.previous_summary,
+        custom_instructions=custom_instructions,
+        additional_context=additional_context,
+        prompt_override=prompt_override or base_prompt(plan),
+    )
+    read_files, modified_files = compute_file_lists(plan.file_ops)
+    summary = finish_summary(notes, read_files, modified_files, plan.messages_to_summarize)
+    short = getattr(notes, "short_summary", None)
+    short_error = None
+    if short is None and short_summary:
+        try:
+            short = await generate_short_summary(
+                plan.recent_messages, strip_end_marker(notes), summarize, budgets.short, additional_context
+            )
+        except SummaryError as exc:
+            short_error = str(exc)
+    return PlanSummary(summary, str(short) if short else None, read_files, modified_files, short_error)
