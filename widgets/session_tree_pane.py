@@ -55,6 +55,7 @@ class SessionTreePane(Vertical):
         self._search = Static(self._search_content(""), id="tree-search", markup=False)
         self._footer = Static("(0/0)", id="tree-footer", markup=False)
         self._detail_timer: Timer | None = None
+        self._pending_detail: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Session Tree", id="tree-title", markup=False)
@@ -100,14 +101,19 @@ class SessionTreePane(Vertical):
     def _highlighted(self, event: SessionTreeView.Highlighted) -> None:
         # A big tool output takes a while to lay out: follow the cursor once it rests, so that
         # holding ↓ stays fluid.
-        if self._detail_timer is not None:
-            self._detail_timer.stop()
-            self._detail_timer = None
         if self.detail_delay <= 0:
             self._show_detail(event.entry_id)
-        else:
-            entry_id = event.entry_id
-            self._detail_timer = self.set_timer(self.detail_delay, lambda: self._show_detail(entry_id))
+            return
+        self._pending_detail = event.entry_id
+        if self._detail_timer is None:
+            # One paused interval, restarted on each move: no new timer task per key press.
+            self._detail_timer = self.set_interval(self.detail_delay, self._show_pending_detail, pause=True)
+        self._detail_timer.reset()
+
+    def _show_pending_detail(self) -> None:
+        if self._detail_timer is not None:
+            self._detail_timer.pause()
+        self._show_detail(self._pending_detail)
 
     def _show_detail(self, entry_id: str | None) -> None:
         selector = self.view.selector
