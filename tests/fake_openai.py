@@ -156,6 +156,13 @@ class Hit:
     chunk_times: list[float] = field(default_factory=list)
     disconnected: bool = False  # the client left before the reply ended
     completed: bool = False
+    # Server-side clock (perf_counter) when the request arrived and when its answer ended either way.
+    received_at: float = field(default_factory=time.perf_counter)
+    ended_at: float | None = None
+
+    @property
+    def model(self) -> str:
+        return str(self.body.get("model", ""))
 
 
 class _ClientGone(Exception):
@@ -163,12 +170,17 @@ class _ClientGone(Exception):
 
 
 class FakeOpenAI:
-    """The scripted server. ``replies`` is consumed in order; an empty queue gives ``default``."""
+    """The scripted server. ``replies`` is consumed in order; an empty queue gives ``default``.
+
+    :meth:`script` queues replies for one model name (as the request names it, e.g. ``ref-a`` for
+    ``openai/ref-a``); they answer that model's requests first, whatever order parallel requests arrive in.
+    """
 
     def __init__(self, *replies: Reply, default: Reply | None = None, model: str = "fake") -> None:
         self.replies: deque[Reply] = deque(replies)
         self.default = default or Reply.text_reply("ok")
         self.model = model
+        self.model_replies: dict[str, deque[Reply]] = {}
         self.hits: list[Hit] = []
         self.client_left = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -178,6 +190,13 @@ class FakeOpenAI:
 
     def queue(self, *replies: Reply) -> None:
         self.replies.extend(replies)
+
+    def script(self, model: str, *replies: Reply) -> None:
+        """Queue replies for the requests that name ``model``; the others keep using the shared queue."""
+        self.model_replies.setdefault(model, deque()).extend(replies)
+
+    def hits_for(self, model: str) -> list[Hit]:
+        return [hit for hit in self.hits if hit.model == model]
 
     @property
     def api_base(self) -> str:
@@ -226,11 +245,13 @@ class FakeOpenAI:
         body = await request.json()
         hit = Hit(body=body, headers=dict(request.headers))
         self.hits.append(hit)
-        reply = self.replies.popleft() if self.replies else self.default
+        reply = self._next_reply(hit.model)
         if reply.kind == "error":
+            hit.ended_at = time.perf_counter()
             return web.json_response(reply.body, status=reply.status, headers=reply.headers)
         if not body.get("stream"):
             hit.completed = True
+            hit.ended_at = time.perf_counter()
             return web.json_response(self._completion(reply, body))
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -243,10 +264,18 @@ class FakeOpenAI:
             raise
         except (_ClientGone, ConnectionError):
             self._client_gone(hit)
+        hit.ended_at = time.perf_counter()
         return response
+
+    def _next_reply(self, model: str) -> Reply:
+        scripted = self.model_replies.get(model)
+        if scripted:
+            return scripted.popleft()
+        return self.replies.popleft() if self.replies else self.default
 
     def _client_gone(self, hit: Hit) -> None:
         hit.disconnected = True
+        hit.ended_at = time.perf_counter()
         self.client_left.set()
 
     async def _stream(

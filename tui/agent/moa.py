@@ -1,0 +1,196 @@
+"""Mixture of Agents: reference models draft answers in parallel, then the aggregator acts on them.
+
+:class:`MixtureOfAgents` runs the fan-out of one user turn: every reference model in ``moa.referenceModels``
+gets the turn's context messages (with an adviser's system prompt and no tools) through the provider, at
+most ``moa.maxConcurrency`` at a time and each within ``moa.timeoutS``. A reference that fails, times out
+or answers nothing is left out of the aggregator's prompt and reported (an event and a notice, never its
+error text in the prompt). The outcome is stored as a ``kompakt.moa`` custom entry (see
+:mod:`tui.agent.moa_record`) before the aggregated reply, and :func:`with_guidance` adds the drafts, in the
+configured order, to the aggregator's request only: the agent loop applies it to the calls of that one run,
+so the drafts never enter the stored context. An abort cancels every reference call at once (their HTTP
+streams close) and still records what had arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import prompts
+from tui.agent.events import AgentEvent, Notice
+from tui.agent.litellm_loader import load_litellm_async
+from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
+from tui.agent.moa_record import MOA_CUSTOM_TYPE, MoaRecord, ReferenceAnswer
+from tui.agent.provider import Provider
+from tui.agent.stream_events import Done
+from tui.session.context import convert_to_llm
+from tui.session.entries import Message
+from tui.session.store import SessionStore
+
+Emit = Callable[[AgentEvent], None]
+ABORTED = "Aborted by the user."
+
+
+@dataclass(frozen=True)
+class MoaOptions:
+    """The ``moa`` settings a fan-out needs, plus the aggregator it resolved to."""
+
+    references: tuple[str, ...]
+    aggregator: str
+    max_concurrency: int = 4
+    timeout_s: float = 120.0
+
+
+async def ask_reference(
+    provider: Provider,
+    model: str,
+    messages: Sequence[Message],
+    *,
+    system_prompt: str,
+    timeout_s: float,
+) -> ReferenceAnswer:
+    """One reference model's draft; any failure becomes the answer's ``error`` (only an abort raises)."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    builder = provider.new_builder(model)
+    done: Done | None = None
+    try:
+        async with asyncio.timeout(timeout_s):
+            async for event in provider.stream(
+                messages, (), model=model, system_prompt=system_prompt, builder=builder
+            ):
+                if isinstance(event, Done):
+                    done = event
+    except TimeoutError:
+        error: str | None = f"No answer within {timeout_s:g} s."
+    except Exception as exc:  # anything the provider did not classify; CancelledError passes through
+        error = f"{type(exc).__name__}: {exc}"
+    else:
+        assert done is not None  # the provider always ends with Done
+        error = done.error.message if done.error is not None else None
+    seconds = loop.time() - started
+    message = done.message if done is not None else builder.finish("aborted")
+    text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
+    if error is None and not text.strip():
+        error = "The model answered with no text."
+    usage = message.get("usage") or {}
+    return ReferenceAnswer(
+        model=model,
+        text=text,
+        input_tokens=int(usage.get("input", 0))
+        + int(usage.get("cacheRead", 0))
+        + int(usage.get("cacheWrite", 0)),
+        output_tokens=int(usage.get("output", 0)),
+        cost=float((usage.get("cost") or {}).get("total", 0.0)),
+        seconds=seconds,
+        error=error,
+    )
+
+
+def reference_system_prompt(workspace: str, date: str) -> str:
+    return prompts.render("moa_reference", workspace=workspace, date=date)
+
+
+def aggregator_guidance(record: MoaRecord) -> str | None:
+    """The block the aggregator reads after the user's message: the drafts in order; None when there are none."""
+    answered = record.answered
+    if not answered:
+        return None
+    drafts = "\n\n".join(
+        prompts.render("moa_draft", number=str(number), model=answer.model, text=answer.text.strip())
+        for number, answer in enumerate(answered, start=1)
+    )
+    unavailable = ""
+    if record.failed:
+        # Only the names: an error text may carry a key or a URL that the aggregator has no need to see.
+        names = ", ".join(answer.model for answer in record.failed)
+        unavailable = "\n" + prompts.render("moa_unavailable", models=names) + "\n"
+    return prompts.render(
+        "moa_aggregate", count=str(len(answered)), drafts=drafts + "\n", unavailable=unavailable
+    )
+
+
+def with_guidance(messages: Sequence[Message], guidance: str) -> list[Message]:
+    """``messages`` with ``guidance`` added as a text block to the last user message (copied, not changed).
+
+    The guidance follows the request it is about, and the messages before it stay the same from call to
+    call, so a provider's prompt cache keeps working across the tool iterations of the turn.
+    """
+    out = list(messages)
+    block = {"type": "text", "text": guidance}
+    for index in range(len(out) - 1, -1, -1):
+        if out[index].get("role") == "user":
+            content = out[index].get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+            out[index] = {**out[index], "content": [*blocks, block]}
+            return out
+    out.append({"role": "user", "content": [block]})
+    return out
+
+
+def failure_summary(record: MoaRecord) -> str:
+    return ", ".join(f"{answer.model} ({answer.error})" for answer in record.failed)
+
+
+class MixtureOfAgents:
+    """The fan-out of one turn: ask the references, report and store what they said."""
+
+    def __init__(self, provider: Provider, options: MoaOptions, emit: Emit) -> None:
+        self.provider = provider
+        self.options = options
+        self.emit = emit
+
+    async def consult(self, store: SessionStore, system_prompt: str) -> MoaRecord:
+        """Ask every reference about the context at the store's leaf, then append the ``kompakt.moa`` entry.
+
+        On an abort the entry records the answers that had arrived (the others as aborted) and the
+        cancellation propagates.
+        """
+        options = self.options
+        messages = convert_to_llm(store.build_context().messages)
+        answers: list[ReferenceAnswer | None] = [None] * len(options.references)
+        gate = asyncio.Semaphore(options.max_concurrency)
+
+        async def run(index: int, model: str) -> None:
+            async with gate:
+                answer = await ask_reference(
+                    self.provider, model, messages, system_prompt=system_prompt, timeout_s=options.timeout_s
+                )
+            answers[index] = answer
+            self.emit(MoaReferenceEnd(index, answer))
+
+        self.emit(MoaStart(options.references, options.aggregator))
+        # Loading litellm can take seconds the first time; it must not count against any reference's timeout.
+        await load_litellm_async()
+        try:
+            async with asyncio.TaskGroup() as group:
+                for index, model in enumerate(options.references):
+                    group.create_task(run(index, model))
+        except asyncio.CancelledError:
+            # The task group has cancelled and awaited every call, so each HTTP stream is closed by now.
+            for index, model in enumerate(options.references):
+                if answers[index] is None:
+                    answers[index] = ReferenceAnswer(model, error=ABORTED)
+                    self.emit(MoaReferenceEnd(index, answers[index]))
+            self._store(store, _record(options, answers, aborted=True))
+            raise
+        record = _record(options, answers, aborted=False)
+        self._store(store, record)
+        if record.all_failed:
+            text = prompts.render(
+                "moa_all_failed", failures=failure_summary(record), aggregator=options.aggregator
+            )
+            self.emit(Notice("warning", text))
+        elif record.failed:
+            self.emit(Notice("warning", prompts.render("moa_left_out", failures=failure_summary(record))))
+        return record
+
+    def _store(self, store: SessionStore, record: MoaRecord) -> None:
+        entry = store.append_custom(MOA_CUSTOM_TYPE, record.to_data())
+        self.emit(MoaEnd(record, entry["id"]))
+
+
+def _record(options: MoaOptions, answers: list[ReferenceAnswer | None], *, aborted: bool) -> MoaRecord:
+    finished = tuple(answer for answer in answers if answer is not None)
+    return MoaRecord(options.aggregator, finished, aborted=aborted)
