@@ -269,7 +269,7 @@ def _sections(plan: ht.HeadTailPlan) -> dict[str, str]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(paths(min_chunks=4, max_chunks=30), st.integers(2_000, 60_000), st.integers(0, 5))
+@given(paths(min_chunks=12, max_chunks=40), st.integers(2_000, 60_000), st.integers(0, 5))
 def test_no_tool_result_is_separated_from_its_call(path, window, first_n):
     plan = ht.plan_head_tail(
         path, context_window=window, reserve_tokens=0, config=ht.HeadTailConfig(protect_first_n=first_n)

@@ -4,7 +4,9 @@ A three-row strip (markers, bar, figures) that expands into a panel with a legen
 details, the keys and the past compactions. The bar shows the summarised history, the summary,
 the kept region from ``firstKeptEntryId`` (▼), the entries since, the threshold and the window;
 the ghost ◆ marks where a compaction with the what-if settings would cut, computed by the same
-planner as ``kompakt plan``. Keys nudge keepRecentTokens and reserveTokens of the what-if; the
+planner as ``kompakt plan``, for either strategy (``s`` switches the what-if between keep-recent and
+head-tail at once; a head-tail compaction also shows the protected head it copied into its summary).
+Keys nudge keepRecentTokens and reserveTokens of the what-if; the
 widget posts messages upward and never touches the session itself. Rendering uses the line API
 with a cache of strips rebuilt only when the state or the width changes.
 """
@@ -26,11 +28,15 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from tui.compaction.head_tail import HeadTailConfig
 from tui.compaction.timeline import (
     REGION_AFTER,
+    REGION_HEAD,
     REGION_KEPT,
     REGION_SUMMARISED,
     REGION_SUMMARY,
+    STRATEGY_HEAD_TAIL,
+    STRATEGY_KEEP_RECENT,
     Timeline,
     build_timeline,
 )
@@ -55,6 +61,7 @@ PAST_ROWS = 8
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 _FILLS = (
+    REGION_HEAD,
     REGION_SUMMARISED,
     REGION_SUMMARY,
     REGION_KEPT,
@@ -121,10 +128,13 @@ The bar is the active path, each entry as wide as its tokens (scaled by the prov
 it is known). **░** is history already summarised, then the summary, the kept region from the
 boundary **▼** (its `firstKeptEntryId`), and everything since. **┃** is the threshold
 (window − reserveTokens), the bracket is keepRecentTokens from the end, and **◆** is where a
-compaction with the what-if settings would cut.
+compaction with the what-if settings would cut. With the head-tail strategy, **▒** is the
+protected head a head-tail compaction copied into its summary, and the bracket is the tail budget
+(keepRecentTokens does not apply there).
 
 - `+` / `-`: keepRecentTokens ±1k (`>` / `<`: ±5k)
 - `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
+- `s`: switch the what-if between the keep-recent and head-tail strategies
 - `r`: reset the what-if to the current settings
 - `enter`: compact now with the what-if settings
 - `b`: jump to the boundary entry in the tree
@@ -149,6 +159,7 @@ compaction with the what-if settings would cut.
             show=False,
             id="timeline.reserve_down_big",
         ),
+        Binding("s", "switch_strategy", "Switch strategy", id="timeline.switch_strategy"),
         Binding("r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
         Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
         Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
@@ -174,6 +185,7 @@ compaction with the what-if settings would cut.
         background: $surface;
         color: $foreground;
         &:focus { background: $boost; }
+        & > .timeline--head { color: $secondary-lighten-2; background: $secondary-darken-1; }
         & > .timeline--summarised { color: $foreground-muted; background: $panel; }
         & > .timeline--summary { background: $accent; }
         & > .timeline--kept { background: $success-darken-1; }
@@ -205,12 +217,22 @@ compaction with the what-if settings would cut.
             self.reserve_tokens = reserve_tokens
 
     class CompactNowRequested(Message):
-        """The user asked to compact now with these settings."""
+        """The user asked to compact now with these settings (and this strategy)."""
 
-        def __init__(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+        def __init__(
+            self, keep_recent_tokens: int, reserve_tokens: int, strategy: str = STRATEGY_KEEP_RECENT
+        ) -> None:
             super().__init__()
             self.keep_recent_tokens = keep_recent_tokens
             self.reserve_tokens = reserve_tokens
+            self.strategy = strategy
+
+    class StrategyChanged(Message):
+        """The what-if strategy was switched from the keyboard."""
+
+        def __init__(self, strategy: str) -> None:
+            super().__init__()
+            self.strategy = strategy
 
     class JumpToEntry(Message):
         """Show this entry (the boundary) in the session tree."""
@@ -227,6 +249,9 @@ compaction with the what-if settings would cut.
         self._path: Sequence[Entry] = ()
         self._timeline: Timeline | None = None
         self._what_if: tuple[int, int] | None = None
+        self._what_if_strategy: str | None = None
+        self._strategy: str | None = None
+        self._head_tail: HeadTailConfig | None = None
         self._what_if_generation = 0
         self._streaming_tokens = 0
         self._compacting: tuple[str, float] | None = None
@@ -256,8 +281,19 @@ compaction with the what-if settings would cut.
         reserve_tokens: int,
         keep_recent_tokens: int,
         calibrate: bool = True,
+        *,
+        strategy: str | None = None,
+        head_tail: HeadTailConfig | None = None,
     ) -> None:
-        """Redraw for a new path or new settings; a streamed tail is dropped (it is an entry now)."""
+        """Redraw for a new path or new settings; a streamed tail is dropped (it is an entry now).
+
+        ``strategy`` and ``head_tail`` are ``compaction.strategy`` and the head-tail knobs; None keeps the
+        last ones given (at first the settings' defaults).
+        """
+        if strategy is not None:
+            self._strategy = strategy
+        if head_tail is not None:
+            self._head_tail = head_tail
         self._path = path_entries
         self._streaming_tokens = 0
         self._what_if_generation += 1
@@ -268,6 +304,9 @@ compaction with the what-if settings would cut.
             keep_recent_tokens=keep_recent_tokens,
             calibrate=calibrate,
             what_if=self._what_if,
+            what_if_strategy=self._what_if_strategy,
+            **({"strategy": self._strategy} if self._strategy is not None else {}),
+            head_tail=self._head_tail,
         )
         self._redraw()
 
@@ -277,8 +316,21 @@ compaction with the what-if settings would cut.
         self._replan()
 
     def clear_what_if(self) -> None:
-        """Back to the current settings."""
+        """Back to the current settings (and the configured strategy)."""
         self._what_if = None
+        self._what_if_strategy = None
+        self._replan()
+
+    @property
+    def what_if_strategy(self) -> str | None:
+        """The strategy the ghost boundary shows (the configured one unless switched)."""
+        if self._what_if_strategy is not None:
+            return self._what_if_strategy
+        return self._timeline.strategy if self._timeline is not None else None
+
+    def set_what_if_strategy(self, strategy: str | None) -> None:
+        """Preview the other strategy (None: the configured one); re-planned and redrawn at once."""
+        self._what_if_strategy = strategy
         self._replan()
 
     def set_streaming_tokens(self, extra_tokens: int) -> None:
@@ -313,14 +365,16 @@ compaction with the what-if settings would cut.
         after = timeline.path_length - (timeline.compaction_index or 0)
         if after > WORKER_ENTRIES:
             # Keep the last drawn ghost until the worker's plan arrives.
-            self._plan_in_thread(timeline, keep, reserve, self._what_if_generation)
+            self._plan_in_thread(timeline, keep, reserve, self._what_if_strategy, self._what_if_generation)
         else:
-            self._timeline = timeline.with_what_if(self._path, keep, reserve)
+            self._timeline = timeline.with_what_if(self._path, keep, reserve, self._what_if_strategy)
             self._redraw()
 
     @work(thread=True, exclusive=True, group="timeline-what-if")
-    def _plan_in_thread(self, timeline: Timeline, keep: int, reserve: int, generation: int) -> None:
-        planned = timeline.with_what_if(self._path, keep, reserve)
+    def _plan_in_thread(
+        self, timeline: Timeline, keep: int, reserve: int, strategy: str | None, generation: int
+    ) -> None:
+        planned = timeline.with_what_if(self._path, keep, reserve, strategy)
         self.app.call_from_thread(self._planned, planned, generation)
 
     def _planned(self, timeline: Timeline, generation: int) -> None:
@@ -352,10 +406,19 @@ compaction with the what-if settings would cut.
                 self.WhatIfChanged(self._timeline.keep_recent_tokens, self._timeline.reserve_tokens)
             )
 
+    def action_switch_strategy(self) -> None:
+        current = self.what_if_strategy
+        if current is None:
+            return
+        other = STRATEGY_KEEP_RECENT if current == STRATEGY_HEAD_TAIL else STRATEGY_HEAD_TAIL
+        self.set_what_if_strategy(other)
+        self.post_message(self.StrategyChanged(other))
+
     def action_compact_now(self) -> None:
         settings = self.what_if_settings
-        if settings is not None and self._compacting is None:
-            self.post_message(self.CompactNowRequested(*settings))
+        strategy = self.what_if_strategy
+        if settings is not None and strategy is not None and self._compacting is None:
+            self.post_message(self.CompactNowRequested(*settings, strategy=strategy))
 
     def action_jump_to_boundary(self) -> None:
         if self._timeline is not None and self._timeline.boundary_id:
@@ -420,7 +483,7 @@ compaction with the what-if settings would cut.
         for cell in layout.cells:
             style = fills[cell.left]
             if cell.right is None:
-                char = "░" if cell.left == REGION_SUMMARISED else " "
+                char = {REGION_SUMMARISED: "░", REGION_HEAD: "▒"}.get(cell.left, " ")
                 segments.append(RichSegment(char, style))
             else:
                 # The left region as the block's foreground over the right region's background.
@@ -439,6 +502,8 @@ compaction with the what-if settings would cut.
         if end > start:
             line.put(start, "├" + "─" * (end - start - 1) + "┤", keep_style)
             label = f" keep {format_tokens(what_if.keep_recent_tokens)} "
+            if what_if.strategy == STRATEGY_HEAD_TAIL:
+                label = f" tail {format_tokens(span.keep_tokens)} "
             if end - start - 1 >= len(label) + 2:
                 line.put(start + (end - start + 1 - len(label)) // 2, label, keep_style)
         else:
@@ -491,11 +556,15 @@ compaction with the what-if settings would cut.
         if self._what_if is not None:
             # The proposed keep/reserve, so a nudge shows its numbers even at 80 columns.
             ghost += f"{format_tokens(what_if.keep_recent_tokens)}/{format_tokens(what_if.reserve_tokens)}: "
+        if what_if.strategy == STRATEGY_HEAD_TAIL:
+            ghost += "head-tail: "
         if what_if.skip_message:
             ghost += "nothing to compact"
         else:
             summarise = what_if.summarise_tokens + what_if.turn_prefix_tokens
             ghost += f"would summarise {format_tokens(summarise)}, keep {format_tokens(what_if.kept_tokens)}"
+            if what_if.head_tokens:
+                ghost += f" + head {format_tokens(what_if.head_tokens)}"
         parts.append((ghost, self._style("ghost")))
         return _text_strip(parts, width, base)
 
@@ -504,6 +573,11 @@ compaction with the what-if settings would cut.
         title = self._style("title")
         regions = timeline.region_tokens
         items = [
+            *(
+                [(REGION_HEAD, "▒", f"head {format_tokens(regions[REGION_HEAD])}")]
+                if REGION_HEAD in regions
+                else []
+            ),
             (REGION_SUMMARISED, "░", f"summarised {format_tokens(regions[REGION_SUMMARISED])}"),
             (REGION_SUMMARY, "█", f"summary {format_tokens(regions[REGION_SUMMARY])}"),
             (REGION_KEPT, "█", f"kept {format_tokens(regions[REGION_KEPT])}"),
@@ -515,7 +589,7 @@ compaction with the what-if settings would cut.
         legend: list[tuple[str, Style]] = []
         for fill, glyph, text in items:
             style = self._style(fill)
-            colour = style.color if fill == REGION_SUMMARISED else style.bgcolor
+            colour = style.color if fill in (REGION_SUMMARISED, REGION_HEAD) else style.bgcolor
             legend += [(glyph, Style(color=colour)), (f" {text}  ", muted)]
         markers = [
             ("┃", self._style("threshold")),
@@ -533,9 +607,14 @@ compaction with the what-if settings would cut.
         if what_if.keep_span.keep_tokens != what_if.keep_recent_tokens:
             keep_text += f" (calibrated {what_if.keep_span.keep_tokens:,})"
         settings_row = [
-            ("What-if  ", title),
+            ("What-if (head-tail)  " if what_if.strategy == STRATEGY_HEAD_TAIL else "What-if  ", title),
             (f"keepRecentTokens {keep_text} · reserveTokens {what_if.reserve_tokens:,}", muted),
         ]
+        if what_if.strategy == STRATEGY_HEAD_TAIL:
+            settings_row[1] = (
+                f"tail budget {what_if.keep_span.keep_tokens:,} · reserveTokens {what_if.reserve_tokens:,}",
+                muted,
+            )
         ghost = self._style("ghost")
         threshold_text = f"threshold {what_if.threshold:,}"
         if what_if.skip_message:
@@ -549,6 +628,8 @@ compaction with the what-if settings would cut.
             prefix = (
                 f" + turn prefix {format_tokens(what_if.turn_prefix_tokens)}" if what_if.is_split_turn else ""
             )
+            if what_if.head_tokens:
+                prefix += f" · copy head {format_tokens(what_if.head_tokens)}"
             figures_row = [
                 (
                     f"  summarise {format_tokens(what_if.summarise_tokens)}{prefix}"
@@ -556,7 +637,9 @@ compaction with the what-if settings would cut.
                     muted,
                 )
             ]
-        keys_row = [("+ - < > keep · [ ] { } reserve · r reset · enter compact now · b go to ▼", muted)]
+        keys_row = [
+            ("+ - < > keep · [ ] { } reserve · s strategy · r reset · enter compact now · b go to ▼", muted)
+        ]
         rows = [
             _text_strip(legend, width, base),
             _text_strip(markers, width, base),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from tui.compaction.timeline import REGION_SUMMARISED, Timeline
+from tui.compaction.timeline import REGION_HEAD, REGION_SUMMARISED, Timeline
 
 # Extra fills besides the four regions (and their "-tool" shades).
 FILL_OVERHEAD = "overhead"
@@ -36,7 +36,7 @@ class Cell(NamedTuple):
 
 def fill_of(region: str, kind: str) -> str:
     """The fill class of a segment: its region, with a darker shade for tool output."""
-    if kind == "tool" and region != REGION_SUMMARISED:
+    if kind == "tool" and region not in (REGION_SUMMARISED, REGION_HEAD):
         return f"{region}-tool"
     return region
 
