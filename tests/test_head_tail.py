@@ -11,7 +11,7 @@ from tests import factories as f
 from tests.compaction_helpers import RecordingSummarizer, compaction_settings, msg, new_store
 from tests.path_strategies import paths
 from tui.compaction import head_tail as ht
-from tui.compaction.engine import CompactionResult, compact_session
+from tui.compaction.engine import CompactionResult, compact_session, compaction_due
 from tui.compaction.plan import PlanSkip
 from tui.compaction.summarizer import end_marker
 from tui.session.context import build_session_context, message_text
@@ -414,3 +414,17 @@ async def test_progress_counts_messages_as_hermes_does(tmp_path):
     assert result.entry["details"]["kompakt"]["middleEntryIds"] == [e["id"] for e in store.get_branch()[:3]]
     assert result.tokens_after > 0.95 * result.tokens_before
     assert not result.no_progress
+
+
+def test_compaction_due_follows_the_strategy():
+    path = f.chain(_session(turns=10, size=400))
+    _, tokens = ht.context_size(path)
+    head_tail = compaction_settings(strategy="head-tail", reserve=0)
+    keep_recent = compaction_settings(reserve=0)
+    # Head-tail ignores the usage figure and uses its own estimate against its own threshold.
+    assert compaction_due(path, head_tail, 10_000, context_tokens=0)
+    assert not compaction_due(path, head_tail, 1_000_000, context_tokens=10**9)
+    assert compaction_due(path, keep_recent, 100_000, context_tokens=100_001)
+    assert not compaction_due(path, keep_recent, 100_000, context_tokens=tokens)
+    disabled = compaction_settings(strategy="head-tail", reserve=0, enabled=False)
+    assert not compaction_due(path, disabled, 10_000, context_tokens=0)

@@ -24,13 +24,20 @@ from typing import TYPE_CHECKING, Any, Literal
 from tui.compaction.errors import CompactionCancelled, SummaryError
 from tui.compaction.fallback import build_fallback_summary
 from tui.compaction.file_ops import compute_file_lists
-from tui.compaction.head_tail import HeadTailConfig, HeadTailPlan, context_size, made_progress, plan_head_tail
+from tui.compaction.head_tail import (
+    HeadTailConfig,
+    HeadTailPlan,
+    context_size,
+    made_progress,
+    plan_head_tail,
+)
+from tui.compaction.head_tail import should_compact as head_tail_due
 from tui.compaction.head_tail_summary import fold_protected, summarize_head_tail
 from tui.compaction.plan import CompactionPlan, PlanSkip, prepare_compaction
 from tui.compaction.pruning import PrunePlan, plan_pruning, prune_entry_data
 from tui.compaction.summarizer import PlanSummary, SummarizeFn, SummaryBudgets, finish_summary, summarize_plan
 from tui.compaction.summary_sources import remote_summarize_fn
-from tui.compaction.tokens import sum_tokens
+from tui.compaction.tokens import should_compact, sum_tokens
 from tui.session.context import context_from_path
 from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry
 
@@ -116,6 +123,22 @@ def plan_for_strategy(
         reserve_tokens=config.reserve_tokens,
         calibrate=config.calibrate,
     )
+
+
+def compaction_due(path: list[Entry], settings: Settings, context_window: int, context_tokens: int) -> bool:
+    """Whether the configured strategy's trigger fires for the active path.
+
+    keep-recent: pi's rule on ``context_tokens`` (the last usage plus what followed). head-tail: Hermes's
+    threshold on its own estimate of the path, the estimate its planner cuts with.
+    """
+    config = settings.compaction
+    if not config.enabled:
+        return False
+    if config.strategy == "head-tail":
+        return head_tail_due(
+            path, context_window, config.reserve_tokens, HeadTailConfig.from_settings(config)
+        )
+    return should_compact(context_tokens, context_window, config.reserve_tokens)
 
 
 def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
