@@ -4,7 +4,8 @@ The middle is summarised with ``prompts/head_tail_summary.md`` (first compaction
 ``prompts/head_tail_update.md`` (the previous notes go in ``<previous-summary>`` and are merged), with
 the size target of Hermes §2.5 as guidance. The stored text is then ``fold_protected``: the protected
 messages (the head, and the latest request when it lies before the tail) copied word for word in front
-of the notes, because pi's format has room for one kept range only (see ``head_tail``). The optional
+of the notes, because pi's format has room for one kept range only (see ``head_tail``); they are
+written as the summarizer's transcript, so images become placeholders and tool outputs stop at 2,000 chars. The optional
 short summary follows the keep-recent path: if it fails the compaction goes on without it.
 """
 
