@@ -212,7 +212,7 @@ async def stream_done(pilot: Any, markdown: Markdown, expected: str) -> None:
     for _ in range(200):
         if markdown.source == expected:
             break
-        await pilot.pause()
+        await pilot.pause(0.02)  # deltas reach the Markdown on a short flush timer
     async with markdown.lock:
         pass
     await settle(pilot)

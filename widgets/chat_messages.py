@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click
 from textual.message import Message as TextualMessage
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
@@ -32,6 +33,9 @@ from widgets.stream_text import StreamSanitizer
 OUTPUT_LINES = 40
 OUTPUT_CHARS = 4000
 ARGS_CHARS = 2000
+# Deltas are handed to the Markdown at most this often: every hand-off re-lays out the log, and a
+# few updates a second look the same as hundreds while costing far less.
+STREAM_FLUSH_SECONDS = 0.05
 
 
 def plain(text: str) -> Content:
@@ -92,7 +96,6 @@ class ChatMarkdown(Markdown):
 
     DEFAULT_CSS = """
     ChatMarkdown { layout: stream; margin: 0; padding: 0; background: transparent; }
-    ChatMarkdown > MarkdownParagraph:last-child { margin-bottom: 0; }
     """
 
     def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
@@ -286,6 +289,19 @@ class ThinkingBlock(Collapsible):
         super().__init__(self.markdown, title=Content("Thinking"), collapsed=True)
 
 
+class _OpenPart:
+    """The text or thinking part a reply is streaming into, with deltas waiting for the next flush."""
+
+    def __init__(self, widget: Widget) -> None:
+        markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
+        assert isinstance(markdown, Markdown)
+        self.widget = widget
+        self.stream: MarkdownStream = Markdown.get_stream(markdown)
+        self.sanitizer = StreamSanitizer()
+        self.pending: list[str] = []
+        self.timer: Timer | None = None
+
+
 def assistant_parts(message: Message) -> list[tuple[str, Any]]:
     """The displayed parts of an assistant message in order: text, thinking and tool calls."""
     content = message.get("content")
@@ -322,7 +338,7 @@ class AssistantMessage(ChatMessage):
         super().__init__(message, entry_id)
         self.results: dict[str, Message] = dict(results or {})
         self._parts: list[tuple[str, Widget]] = []
-        self._streams: dict[Widget, tuple[MarkdownStream, StreamSanitizer]] = {}
+        self._open: _OpenPart | None = None
 
     def title(self) -> Content:
         model = self.message.get("model")
@@ -377,30 +393,43 @@ class AssistantMessage(ChatMessage):
 
     async def _stream_into(self, kind: str, delta: str) -> None:
         if not self._parts or self._parts[-1][0] != kind:
-            await self._close_streams()
+            await self._close_stream()
             widget = self._part_widget(kind, "")
             await self.mount(widget)
             self._parts.append((kind, widget))
         widget = self._parts[-1][1]
-        if widget not in self._streams:
-            markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
-            assert isinstance(markdown, Markdown)
-            self._streams[widget] = (Markdown.get_stream(markdown), StreamSanitizer())
-        stream, sanitizer = self._streams[widget]
-        clean = sanitizer.feed(delta)
+        if self._open is None or self._open.widget is not widget:
+            self._open = _OpenPart(widget)
+        open_part = self._open
+        clean = open_part.sanitizer.feed(delta)
         if clean:
-            await stream.write(clean)
+            open_part.pending.append(clean)
+            if open_part.timer is None:
+                open_part.timer = self.set_timer(STREAM_FLUSH_SECONDS, self._flush_pending)
 
-    async def _close_streams(self) -> None:
-        streams, self._streams = self._streams, {}
-        for stream, sanitizer in streams.values():
-            rest = sanitizer.flush()
-            if rest:
-                await stream.write(rest)
-            await stream.stop()
+    async def _flush_pending(self) -> None:
+        open_part = self._open
+        if open_part is None:
+            return
+        open_part.timer = None
+        if open_part.pending:
+            text = "".join(open_part.pending)
+            open_part.pending.clear()
+            await open_part.stream.write(text)
+
+    async def _close_stream(self) -> None:
+        open_part, self._open = self._open, None
+        if open_part is None:
+            return
+        if open_part.timer is not None:
+            open_part.timer.stop()
+        rest = "".join(open_part.pending) + open_part.sanitizer.flush()
+        if rest:
+            await open_part.stream.write(rest)
+        await open_part.stream.stop()
 
     async def start_tool_call(self, call_id: str, name: str) -> ToolCallView:
-        await self._close_streams()
+        await self._close_stream()
         view = ToolCallView(call_id, name, {})
         await self.mount(view)
         self._parts.append(("tool", view))
@@ -413,7 +442,7 @@ class AssistantMessage(ChatMessage):
 
     async def finish(self, message: Message) -> None:
         """Show the final message: in place when the streamed parts match it, else rebuilt."""
-        await self._close_streams()
+        await self._close_stream()
         self.message = message
         final = assistant_parts(message)
         streamed = [kind for kind, _ in self._parts]
@@ -440,9 +469,11 @@ class AssistantMessage(ChatMessage):
             await markdown.update(clean)
 
     async def on_unmount(self) -> None:
-        for stream, _ in self._streams.values():
-            await stream.stop()
-        self._streams = {}
+        if self._open is not None:
+            if self._open.timer is not None:
+                self._open.timer.stop()
+            await self._open.stream.stop()
+            self._open = None
 
 
 class ToolResultMessage(ChatMessage):

@@ -24,15 +24,15 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from widgets.prompt_history import PromptHistory, append_history, read_history
-from widgets.safe_text import sanitize
 from widgets.slash_commands import SLASH_COMMANDS, SlashCommand, complete
+from widgets.stream_text import sanitize_keep_tabs
 
 PASTE_COLLAPSE_BYTES = 100_000
 
 
 def clean_paste(text: str) -> str:
     """Pasted text without escape sequences or control characters (tabs and newlines kept)."""
-    return "\t".join(sanitize(part) for part in text.split("\t"))
+    return sanitize_keep_tabs(text)
 
 
 def human_size(size: int) -> str:

@@ -13,6 +13,14 @@ from widgets.safe_text import sanitize
 # An escape still open after this many characters is flushed (dropped by sanitize) rather than held.
 _MAX_HELD = 4096
 _PROBE = "Z"
+_TAB_STANDIN = "\uffff"  # a noncharacter: sanitize keeps it, so tabs survive and expand later
+
+
+def sanitize_keep_tabs(text: str) -> str:
+    """:func:`sanitize` without expanding tabs (they can sit inside escape sequences, so keep them in place)."""
+    if _TAB_STANDIN in text:
+        return "\t".join(sanitize(piece) for piece in text.split("\t"))
+    return sanitize(text.replace("\t", _TAB_STANDIN)).replace(_TAB_STANDIN, "\t")
 
 
 def _escape_open(tail: str) -> bool:
@@ -44,8 +52,8 @@ class StreamSanitizer:
         return self._emit(text)
 
     def _emit(self, raw: str) -> str:
-        # Sanitise tab-free pieces, then expand tabs with the column carried over from earlier chunks.
-        clean = "\t".join(sanitize(piece) for piece in raw.split("\t"))
+        # Sanitise, then expand tabs with the column carried over from earlier chunks.
+        clean = sanitize_keep_tabs(raw)
         if "\t" in clean:
             clean = (" " * self._column + clean).expandtabs(4)[self._column :]
         newline = clean.rfind("\n")
