@@ -16,9 +16,13 @@ from tests.snap_apps.chat_app import ChatSnapApp
 async def expand_all(pilot) -> None:
     for collapsible in pilot.app.query(Collapsible):
         collapsible.collapsed = False
-    await pilot.pause()
+    # Expanded Markdown mounts its blocks over a few refreshes; let the heights settle first.
+    for _ in range(5):
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
     pilot.app.query_one("ChatPane").scroll_end(animate=False, immediate=True)
-    await pilot.pause()
+    for _ in range(3):
+        await pilot.pause()
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
