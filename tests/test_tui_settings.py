@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Input, Select, Static, Switch, TextArea
 
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
+from tui.config import field_docs
 from tui.screens.settings_screen import ConfirmDiscard, SettingsScreen
 from widgets.settings_form import SettingRow, SettingsForm, editor_id
 
@@ -66,7 +67,7 @@ async def test_each_editor_type_renders_with_the_effective_value(files):
         sections = [h.split(" — ")[0] for h in headings]
         assert sections[:4] == ["model", "compaction", "branchSummary", "retry"]
         assert {"models", "tools", "agent", "ui", "keymap", "hooks", "moa"} <= set(sections)
-        assert len(app.screen.query(SettingRow)) == 30
+        assert len(app.screen.query(SettingRow)) == len(field_docs())
         label = text_of(row(app, "compaction.keepRecentTokens").query_one(".setting-row--label", Static))
         assert "keepRecentTokens" in label and "integer · default 20000" in label
 

@@ -101,6 +101,11 @@ class SettingRow(Vertical):
         style = "bold" if self._source.kind == "env" else ""
         return Text(source_label(self._source), style=style)
 
+    def on_resize(self) -> None:
+        # An error or note line just appeared under the field being edited: keep all of the row in view.
+        if self.has_focus_within:
+            self.scroll_visible(animate=False)
+
     @property
     def source(self) -> ValueSource:
         return self._source
@@ -160,9 +165,7 @@ the right (default, user file, project file, or an environment variable, which w
     SettingsForm SettingRow Switch { border: none; padding: 0; height: 1; width: auto; }
     SettingsForm SettingRow Switch:focus { background: $accent 30%; }
     SettingsForm SettingRow TextArea { width: 1fr; height: auto; max-height: 10; }
-    SettingsForm #settings-form-help {
-        dock: bottom; height: auto; max-height: 6; padding: 0 1; border-top: solid $primary 50%;
-    }
+    SettingsForm #settings-form-help { height: 5; padding: 0 1; border-top: solid $primary 50%; }
     """
 
     class Edited(Message):
@@ -209,7 +212,10 @@ the right (default, user file, project file, or an environment variable, which w
                 yield SettingRow(
                     spec, value_at(settings, spec.segments), source, override_note(source, self._target)
                 )
-        yield Static("", id="settings-form-help")
+        yield Static(
+            Text("Tab moves between settings; the focused one is described here.", style="dim"),
+            id="settings-form-help",
+        )
 
     # -- state the screen reads ------------------------------------------------------------------------------
 
@@ -312,6 +318,7 @@ the right (default, user file, project file, or an environment variable, which w
         node = event.widget
         while node is not None and node is not self:
             if isinstance(node, SettingRow):
+                node.scroll_visible(animate=False)
                 self._describe(node)
                 return
             node = node.parent
