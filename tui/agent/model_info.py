@@ -11,8 +11,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from tui.agent import model_map
 from tui.agent.assistant_builder import empty_usage
-from tui.agent.litellm_loader import load_litellm
+from tui.agent.litellm_loader import is_loaded, load_litellm
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
@@ -33,10 +34,14 @@ def split_model(model: str) -> tuple[str, str]:
 
 
 def _info(model: str) -> Mapping[str, Any]:
+    # Until litellm has loaded (in the background, seconds after start), read its bundled model map as
+    # JSON: importing litellm here would freeze the UI for seconds.
+    if not is_loaded():
+        return model_map.lookup(model)
     try:
         return load_litellm().get_model_info(model)
     except Exception:  # ModelNotMappedError (or plain Exception) for unknown and local models
-        return {}
+        return model_map.lookup(model)
 
 
 def context_window(model: str, overrides: Overrides | None = None) -> int:
