@@ -1,0 +1,619 @@
+"""The headless agent session that the TUI and the CLI drive: prompts, tools, compaction, navigation, abort.
+
+:class:`AgentSession` owns one writable :class:`~tui.session.store.SessionStore`, resolves the model (the
+offline model when there is no key and no model, with a standing notice), runs the agent loop and sends
+:mod:`tui.agent.events` to its subscribers. Automatic compaction follows pi (reference pi-compaction §8.2,
+§8.3): after each run it checks the reply (and once more before each prompt) for a context overflow from
+the current model (drop the failed reply, compact, retry once; never loop) or a crossed threshold (compact,
+then auto-continue with a synthetic prompt), with pi's stale-usage and error-estimate rules. Only one
+operation runs at a time; :meth:`AgentSession.abort` stops whichever it is and leaves the session well formed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+import prompts
+from tui.agent import model_info
+from tui.agent.budget import IterationBudget
+from tui.agent.errors import is_context_overflow
+from tui.agent.events import (
+    AgentEvent,
+    BranchSummaryEnd,
+    BranchSummaryStart,
+    BudgetUpdate,
+    CompactionEnd,
+    CompactionOutcome,
+    CompactionProgress,
+    CompactionReason,
+    CompactionStart,
+    MessageEnd,
+    MessageStart,
+    Notice,
+    StateChange,
+    TurnEnd,
+    TurnStart,
+)
+from tui.agent.hooks import AUTO_COMPACTION_END, AUTO_COMPACTION_START, HookRunner
+from tui.agent.loop import AgentLoop, LoopOutcome
+from tui.agent.navigation import NavigateResult, navigate_tree
+from tui.agent.offline import OFFLINE_MODEL, is_offline, resolve_model
+from tui.agent.provider import Provider
+from tui.agent.retry import RetryPolicy
+from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
+from tui.agent.tools.bash import BashTool
+from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session
+from tui.compaction.errors import CompactionCancelled
+from tui.compaction.summarizer import SummarizeFn
+from tui.compaction.summary_sources import provider_summarize_fn
+from tui.compaction.tokens import (
+    assistant_usage,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    should_compact,
+    sum_tokens,
+)
+from tui.config.model import Settings
+from tui.session.entries import Entry, Message, iso_to_ms, now_ms
+from tui.session.store import SessionStore
+
+Subscriber = Callable[[AgentEvent], None]
+T = TypeVar("T")
+
+AUTO_CONTINUE_TYPE = "kompakt.auto_continue"
+_RETRY = "retry"
+_CONTINUE = "continue"
+_FAILURE_PREFIX = {
+    "manual": "Compaction failed",
+    "threshold": "Auto-compaction failed",
+    "overflow": "Context overflow recovery failed",
+}
+
+
+class AgentBusyError(RuntimeError):
+    """Another operation (a turn, a compaction, a navigation, a shell command) is still running."""
+
+
+class ContextUsage(NamedTuple):
+    """pi's ``getContextUsage``: tokens and percent are None right after a compaction, until a reply reports."""
+
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+class AgentSession:
+    """One agent working on one session file. Subscribe, then call the async operations one at a time."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        settings: Settings,
+        *,
+        provider: Provider | None = None,
+        tools: Sequence[Tool] | None = None,
+        workspace: Path | None = None,
+        ask: ApprovalCallback | None = None,
+        hooks: HookRunner | None = None,
+        summarize: SummarizeFn | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.env = os.environ if env is None else env
+        self.provider = provider or Provider(
+            retry=RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True)),
+            models={
+                name: override.model_dump(by_alias=True, exclude_none=True)
+                for name, override in settings.models.items()
+            },
+            env=self.env,
+        )
+        self.tools: list[Tool] = list(default_tools() if tools is None else tools)
+        self.workspace = (workspace or Path.cwd()).resolve()
+        self.tool_context = ToolContext(self.workspace, approval=dict(settings.tools.approval), ask=ask)
+        self.hooks = hooks
+        self._summarize = summarize
+        self.model, offline = resolve_model(settings.model, self.env)
+        # Notices that stay true while the session lives; every new subscriber hears them at once.
+        self.standing_notices: list[Notice] = []
+        if offline and not settings.model:
+            self.standing_notices.append(
+                Notice("warning", prompts.render("offline_notice", model=OFFLINE_MODEL))
+            )
+        self.is_streaming = False
+        self.is_compacting = False
+        self._subscribers: list[Subscriber] = []
+        self._task: asyncio.Task[Any] | None = None
+        self._abort_event: asyncio.Event | None = None
+        # pi's one-attempt guard: one compact-and-retry per overflow, reset by a user message or a good reply.
+        self._overflow_attempted = False
+
+    # --- events -----------------------------------------------------------------------------
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Receive every event (the standing notices at once); returns the function that unsubscribes."""
+        self._subscribers.append(callback)
+        for notice in self.standing_notices:
+            callback(notice)
+        return lambda: self._subscribers.remove(callback)
+
+    def _emit(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageEnd):
+            message = event.message
+            if message.get("role") == "assistant" and message.get("stopReason") != "error":
+                self._overflow_attempted = False
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def _set_state(self, *, streaming: bool | None = None, compacting: bool | None = None) -> None:
+        new = (
+            self.is_streaming if streaming is None else streaming,
+            self.is_compacting if compacting is None else compacting,
+        )
+        if new != (self.is_streaming, self.is_compacting):
+            self.is_streaming, self.is_compacting = new
+            self._emit(StateChange(*new))
+
+    # --- model ------------------------------------------------------------------------------
+    @property
+    def is_offline(self) -> bool:
+        return is_offline(self.model)
+
+    @property
+    def context_window(self) -> int:
+        return self.provider.context_window(self.model)
+
+    @property
+    def summary_model(self) -> str:
+        return self.settings.summary_model or self.model
+
+    def set_model(self, model: str) -> None:
+        """Switch the model for the next requests and record it as a ``model_change`` entry."""
+        self.model = model
+        provider, model_id = model_info.split_model(model)
+        self.store.append_model_change(provider, model_id)
+
+    def _summarize_fn(self) -> SummarizeFn | None:
+        """The injected summarizer, else the summary model; None (deterministic summary) when offline."""
+        if self._summarize is not None:
+            return self._summarize
+        if is_offline(self.summary_model):
+            return None
+        return provider_summarize_fn(self.provider, self.summary_model)
+
+    def _loop(self) -> AgentLoop:
+        thinking = self.store.build_context().thinking_level
+        return AgentLoop(
+            store=self.store,
+            provider=self.provider,
+            model=self.model,
+            tools=self.tools,
+            tool_context=self.tool_context,
+            system_prompt=prompts.render(
+                "system", workspace=str(self.workspace), date=date.today().isoformat()
+            ),
+            emit=self._emit,
+            reasoning_effort=None if thinking == "off" else thinking,
+        )
+
+    # --- running one operation at a time ----------------------------------------------------
+    @property
+    def is_busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def _exclusive(
+        self, job: Coroutine[Any, Any, T], abort_event: asyncio.Event | None = None
+    ) -> T | None:
+        """Run ``job`` as the one active task; an :meth:`abort` makes this return None instead of raising."""
+        if self.is_busy:
+            job.close()
+            raise AgentBusyError("kompakt is busy: wait for the current operation or abort it first")
+        task = asyncio.ensure_future(job)
+        self._task, self._abort_event = task, abort_event
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and not (current is not None and current.cancelling()):
+                return None  # aborted through abort(): a normal outcome for the caller
+            raise
+        finally:
+            if self._task is task:
+                self._task, self._abort_event = None, None
+
+    def abort(self) -> None:
+        """Stop whatever runs: the stream, a tool, a compaction, a branch summary or a shell command."""
+        if not self.is_busy:
+            return
+        if self._abort_event is not None:
+            self._abort_event.set()  # these jobs stop gracefully and report what they did
+        else:
+            assert self._task is not None
+            self._task.cancel()
+
+    async def _abort_and_wait(self) -> None:
+        task = self._task
+        if task is None or task.done():
+            return
+        self.abort()
+        await asyncio.wait({task})
+
+    # --- prompting --------------------------------------------------------------------------
+    async def prompt(self, text: str) -> LoopOutcome | None:
+        """Send a user message and run the agent until it stops; None when aborted."""
+        return await self._exclusive(self._prompt(text))
+
+    async def continue_(self) -> LoopOutcome | None:
+        """Run the agent again from the current leaf (after an abort, an error or a spent budget)."""
+        return await self._exclusive(self._turn(None))
+
+    async def _prompt(self, text: str) -> LoopOutcome:
+        self._overflow_attempted = False
+        return await self._turn(text)
+
+    async def _turn(self, prompt_text: str | None) -> LoopOutcome:
+        self._emit(TurnStart(prompt_text))
+        budget = IterationBudget(self.settings.agent.max_iterations)
+        try:
+            if prompt_text is not None:
+                last = self._last_assistant()
+                if last is not None:
+                    # pi checks once more before each prompt, counting an aborted last reply too.
+                    await self._check_compaction(last, skip_aborted=False, before_prompt=True)
+                user = {
+                    "role": "user",
+                    "content": [{"type": "text", "text": prompt_text}],
+                    "timestamp": now_ms(),
+                }
+                self._append(user)
+            outcome = await self._stream(budget)
+            while (follow_up := await self._after_reply(outcome, budget)) is not None:
+                if follow_up == _RETRY:
+                    # Hermes §5: the request that overflowed does not count against the budget.
+                    budget.refund()
+                    self._emit(BudgetUpdate(budget.used, budget.max_total))
+                else:
+                    self._append_auto_continue()
+                outcome = await self._stream(budget)
+        except asyncio.CancelledError:
+            self._emit(TurnEnd("aborted", None))
+            raise
+        self._emit(TurnEnd(outcome.reason, outcome.message))
+        return outcome
+
+    async def _stream(self, budget: IterationBudget) -> LoopOutcome:
+        self._set_state(streaming=True)
+        try:
+            return await self._loop().run(budget)
+        finally:
+            self._set_state(streaming=False)
+
+    async def _after_reply(self, outcome: LoopOutcome, budget: IterationBudget) -> str | None:
+        """What follows a run: a retry after an overflow compaction, an auto-continue, or nothing."""
+        message = outcome.message
+        if message is None:
+            return None
+        overflow = is_context_overflow(message, self.context_window)
+        if message["stopReason"] == "error" and not overflow:
+            self._emit(Notice("error", message.get("errorMessage") or "The model call failed."))
+        follow_up = await self._check_compaction(message, skip_aborted=True)
+        if follow_up == _CONTINUE and budget.remaining == 0:
+            return None  # the synthetic prompt could not run; the budget notice already went out
+        return follow_up
+
+    def _append(self, message: Message) -> Entry:
+        self._emit(MessageStart(str(message.get("role"))))
+        entry = self.store.append_message(message)
+        self._emit(MessageEnd(message, entry["id"]))
+        return entry
+
+    def _append_auto_continue(self) -> None:
+        # A custom message reaches the model as a user message, and the tree shows it is not the user's.
+        self._emit(MessageStart("custom"))
+        entry = self.store.append_custom_message(AUTO_CONTINUE_TYPE, prompts.render("auto_continue"))
+        message = self.store.build_context().messages[-1]
+        self._emit(MessageEnd(message, entry["id"]))
+
+    # --- automatic compaction (pi §8.2) -----------------------------------------------------
+    def _last_assistant(self) -> Message | None:
+        for message in reversed(self.store.build_context().messages):
+            if message.get("role") == "assistant":
+                return message
+        return None
+
+    def _latest_compaction_ms(self) -> int | None:
+        for entry in reversed(self.store.get_branch()):
+            if entry.get("type") == "compaction":
+                return iso_to_ms(entry.get("timestamp"))
+        return None
+
+    def _same_model(self, message: Message) -> bool:
+        provider, model_id = model_info.split_model(self.model)
+        return (message.get("provider"), message.get("model")) == (provider, model_id)
+
+    async def _check_compaction(
+        self, message: Message, *, skip_aborted: bool, before_prompt: bool = False
+    ) -> str | None:
+        """pi's ``_checkCompaction``: returns ``"retry"``, ``"continue"`` or None (nothing more to do)."""
+        config = self.settings.compaction
+        if not config.enabled:
+            return None
+        if skip_aborted and message.get("stopReason") == "aborted":
+            return None
+        latest_ms = self._latest_compaction_ms()
+        # Stale guard (pi #1382): a reply from before the latest compaction says nothing about the context now.
+        if latest_ms is not None and (message.get("timestamp") or 0) <= latest_ms:
+            return None
+        window = self.context_window
+        if self._same_model(message) and is_context_overflow(message, window):
+            return await self._recover_from_overflow(message, before_prompt)
+        messages = self.store.build_context().messages
+        if message.get("stopReason") == "error":
+            # The failed reply reports nothing: use the last good usage plus what came after it.
+            estimate = estimate_context_tokens(messages)
+            if estimate.last_usage_index is None:
+                return None
+            usage_time = messages[estimate.last_usage_index].get("timestamp") or 0
+            if latest_ms is not None and usage_time <= latest_ms:
+                return None  # only a kept pre-compaction reply has usage: it is stale
+            tokens = estimate.tokens
+        else:
+            after = next((i + 1 for i, m in enumerate(messages) if m is message), len(messages))
+            tokens = calculate_context_tokens(message.get("usage") or {}) + sum_tokens(messages[after:])
+        if not should_compact(tokens, window, config.reserve_tokens):
+            return None
+        result = await self._auto_compact("threshold", will_retry=False)
+        if (
+            isinstance(result, CompactionResult)
+            and config.auto_continue
+            and not result.no_progress
+            and not before_prompt
+        ):
+            return _CONTINUE
+        return None
+
+    async def _recover_from_overflow(self, message: Message, before_prompt: bool) -> str | None:
+        if self._overflow_attempted:
+            text = prompts.render("overflow_failed", model=self.model)
+            self._emit(CompactionEnd("overflow", "error", error_message=text))
+            self._emit(Notice("error", text))
+            return None
+        self._overflow_attempted = True
+        is_error = message.get("stopReason") == "error"
+        if is_error:
+            self._drop_failed_reply(message)
+        will_retry = is_error and not before_prompt
+        result = await self._auto_compact("overflow", will_retry=will_retry)
+        return _RETRY if will_retry and isinstance(result, CompactionResult) else None
+
+    def _drop_failed_reply(self, message: Message) -> None:
+        """Take the overflow error out of the context by moving the leaf to its parent.
+
+        pi only drops the error from its in-memory messages and keeps it in the file. kompakt rebuilds the
+        context from the file, so the error would come back (and be summarised); moving the leaf keeps it
+        in the file as an abandoned sibling branch, while the compaction and the retry continue from the
+        request that overflowed. The move is persisted (a leaf marker), so a reload resumes there too.
+        """
+        leaf = self.store.leaf_id
+        if leaf is None:
+            return
+        entry = self.store.get(leaf)
+        if entry.get("type") != "message" or entry.get("message") is not message:
+            return
+        parent = entry.get("parentId")
+        if parent is None:
+            self.store.reset_leaf()
+        else:
+            self.store.branch(parent)
+
+    async def _auto_compact(
+        self, reason: CompactionReason, *, will_retry: bool
+    ) -> CompactionResult | CompactionSkip | None:
+        if self.hooks is not None:
+            await self.hooks.emit(AUTO_COMPACTION_START, {"reason": reason})
+        result = await self._run_compaction(reason, None, will_retry)
+        if self.hooks is not None:
+            await self.hooks.emit(
+                AUTO_COMPACTION_END,
+                {
+                    "result": result if isinstance(result, CompactionResult) else None,
+                    "aborted": False,
+                    "willRetry": will_retry and isinstance(result, CompactionResult),
+                },
+            )
+        return result
+
+    async def _run_compaction(
+        self, reason: CompactionReason, custom_instructions: str | None, will_retry: bool
+    ) -> CompactionResult | CompactionSkip | None:
+        """Run the engine with events; None when it was cancelled by a hook or failed (both reported)."""
+        self._emit(CompactionStart(reason))
+        self._set_state(compacting=True)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+
+        def end(outcome: CompactionOutcome, **fields: Any) -> None:
+            duration = fields.pop("duration_ms", (loop.time() - started) * 1000)
+            self._emit(CompactionEnd(reason, outcome, duration_ms=duration, **fields))
+
+        try:
+            result = await compact_session(
+                self.store,
+                reason=reason,
+                settings=self.settings,
+                summarize=self._summarize_fn(),
+                context_window=self.context_window,
+                max_output_tokens=self.provider.max_output_tokens(self.summary_model),
+                custom_instructions=custom_instructions,
+                hooks=self.hooks,
+                on_progress=lambda phase: self._emit(CompactionProgress(reason, phase)),
+            )
+        except CompactionCancelled as exc:
+            end("aborted", error_message=str(exc))
+            return None
+        except asyncio.CancelledError:
+            end("aborted", error_message="Compaction cancelled")
+            raise
+        except (
+            Exception
+        ) as exc:  # a summarizer failure ("abort" mode) or any other: reported, nothing written
+            text = f"{_FAILURE_PREFIX[reason]}: {exc}"
+            end("error", error_message=text)
+            self._emit(Notice("error", text))
+            return None
+        finally:
+            self._set_state(compacting=False)
+        if isinstance(result, CompactionSkip):
+            end("skip", skip=result, tokens_before=result.tokens_before or None)
+            self._emit(Notice("info", result.message))
+            return result
+        end(
+            "result",
+            result=result,
+            tokens_before=result.tokens_before,
+            tokens_after=result.tokens_after,
+            duration_ms=float(result.duration_ms),
+            will_retry=will_retry,
+        )
+        if result.message:
+            self._emit(Notice("warning", result.message))
+        if result.summary_error:
+            self._emit(
+                Notice(
+                    "warning",
+                    f"The summarizer failed ({result.summary_error}); kompakt wrote the "
+                    "deterministic summary instead.",
+                )
+            )
+        return result
+
+    # --- manual operations ------------------------------------------------------------------
+    async def compact(
+        self, custom_instructions: str | None = None
+    ) -> CompactionResult | CompactionSkip | None:
+        """Compact now (pi §8.1): a running turn is aborted first; None when cancelled or failed."""
+        await self._abort_and_wait()
+        return await self._exclusive(self._run_compaction("manual", custom_instructions, False))
+
+    async def navigate(
+        self,
+        target_id: str,
+        summarize: bool,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> NavigateResult | None:
+        """Move to ``target_id`` in the tree, optionally summarising the branch left (refused while busy)."""
+        abort = asyncio.Event()
+        return await self._exclusive(
+            self._navigate(target_id, summarize, custom_instructions, replace_instructions, label, abort),
+            abort,
+        )
+
+    async def _navigate(
+        self,
+        target_id: str,
+        summarize: bool,
+        custom_instructions: str | None,
+        replace_instructions: bool,
+        label: str | None,
+        abort: asyncio.Event,
+    ) -> NavigateResult:
+        if summarize:
+            self._emit(BranchSummaryStart(target_id))
+            self._set_state(compacting=True)
+        try:
+            result = await navigate_tree(
+                self.store,
+                target_id,
+                summarize=summarize,
+                custom_instructions=custom_instructions,
+                replace_instructions=replace_instructions,
+                label=label,
+                summarize_fn=self._summarize_fn(),
+                settings=self.settings,
+                context_window=self.context_window,
+                hooks=self.hooks,
+                abort=abort,
+            )
+        except asyncio.CancelledError:
+            if summarize:
+                self._emit(BranchSummaryEnd(target_id, "aborted"))
+            raise
+        except Exception as exc:
+            if summarize:
+                self._emit(BranchSummaryEnd(target_id, "error", error_message=str(exc)))
+            raise
+        finally:
+            self._set_state(compacting=False)
+        if summarize:
+            self._emit(BranchSummaryEnd(target_id, "aborted" if result.aborted else "done", result))
+        return result
+
+    async def run_bash(self, command: str, exclude_from_context: bool = False) -> Message | None:
+        """Run a shell command for the user and store it as a ``bashExecution`` message (``!!``: not sent)."""
+        cancel = asyncio.Event()
+        return await self._exclusive(self._run_bash(command, exclude_from_context, cancel), cancel)
+
+    async def _run_bash(self, command: str, exclude_from_context: bool, cancel: asyncio.Event) -> Message:
+        context = ToolContext(self.workspace, ask=None, cancel=cancel)
+        output = await BashTool().run({"command": command}, context)
+        details = output.details
+        message: Message = {
+            "role": "bashExecution",
+            "command": command,
+            "output": "".join(b.get("text", "") for b in output.content if b.get("type") == "text"),
+            "exitCode": details.get("exitCode"),
+            "cancelled": bool(details.get("cancelled")),
+            "truncated": bool(details.get("truncated")),
+            "timestamp": now_ms(),
+        }
+        if details.get("fullOutputPath"):
+            message["fullOutputPath"] = details["fullOutputPath"]
+        if exclude_from_context:
+            message["excludeFromContext"] = True
+        self._append(message)
+        return message
+
+    # --- figures for the UI -----------------------------------------------------------------
+    def context_usage(self) -> ContextUsage | None:
+        """pi's ``getContextUsage``; None when the window is unknown."""
+        window = self.context_window
+        if window <= 0:
+            return None
+        path = self.store.get_branch()
+        compaction_index = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=None)
+        if compaction_index is not None and not any(
+            _reports_usage(entry) for entry in path[compaction_index + 1 :]
+        ):
+            return ContextUsage(None, window, None)
+        tokens = estimate_context_tokens(self.store.build_context().messages).tokens
+        return ContextUsage(tokens, window, tokens / window * 100)
+
+    @property
+    def cost_total(self) -> float:
+        """Dollars spent on every assistant reply stored in the session (all branches)."""
+        total = 0.0
+        for entry in self.store.entries:
+            if entry.get("type") == "message" and (entry.get("message") or {}).get("role") == "assistant":
+                cost = ((entry["message"].get("usage") or {}).get("cost") or {}).get("total")
+                total += float(cost or 0.0)
+        return total
+
+    async def close(self) -> None:
+        """Abort what runs and wait for it to wind down."""
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._abort_and_wait()
+
+
+def _reports_usage(entry: Entry) -> bool:
+    if entry.get("type") != "message":
+        return False
+    usage = assistant_usage(entry.get("message") or {})
+    return usage is not None and calculate_context_tokens(usage) > 0
