@@ -336,6 +336,78 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- compact -------------------------------------------------------------------------------
+def cmd_compact(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from tui.agent.events import Notice
+    from tui.agent.session import AgentSession
+    from tui.compaction.engine import CompactionSkip
+    from tui.config import SettingsError, load_default_settings
+
+    try:
+        settings = load_default_settings().settings
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    if args.model:
+        # The model asked for on the command line writes the summary, whatever summaryModel says.
+        settings = settings.model_copy(update={"model": args.model, "summary_model": args.model})
+    store = SessionStore.open(Path(args.file))
+    for problem in store.problems:
+        print(f"kompakt: warning: {args.file}: {problem} (skipped)", file=sys.stderr)
+    notices: list[Notice] = []
+    try:
+        session = AgentSession(store, settings)
+        session.subscribe(lambda event: notices.append(event) if isinstance(event, Notice) else None)
+        result = asyncio.run(session.compact(args.instructions))
+    finally:
+        store.close()
+    for notice in notices:
+        if notice.level != "info":
+            print(f"kompakt: {notice.level}: {notice.text}", file=sys.stderr)
+    if result is None:
+        return 1  # cancelled by a hook or failed; the notice above says why
+    if isinstance(result, CompactionSkip):
+        if args.json:
+            _dump_json({"compacted": False, "reason": result.reason, "message": result.message})
+        else:
+            print(result.message)
+        return 0
+    entry = result.entry
+    report = {
+        "compacted": True,
+        "entryId": entry["id"],
+        "firstKeptEntryId": entry["firstKeptEntryId"],
+        "tokensBefore": result.tokens_before,
+        "tokensAfter": result.tokens_after,
+        "summarySource": result.summary_source,
+        "summaryError": result.summary_error,
+        "noProgress": result.no_progress,
+        "prunedToolOutputs": result.pruned_count,
+        "durationMs": result.duration_ms,
+        "model": session.summary_model,
+    }
+    if args.json:
+        _dump_json(report)
+        return 0
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("tokens", f"{result.tokens_before:,} → {result.tokens_after:,}")
+    table.add_row("firstKeptEntryId", entry["firstKeptEntryId"])
+    source = result.summary_source
+    if result.summary_error:
+        source += f" (deterministic summary; the summarizer failed: {result.summary_error})"
+    elif source == "fallback":
+        source += " (deterministic summary)"
+    table.add_row("summary", source)
+    table.add_row("entry", entry["id"])
+    _console().print(table)
+    return 0
+
+
 # --- parser ----------------------------------------------------------------------------------
 def run_tui(launch_mode: str, path: str | None) -> int:
     """Start the full-screen app (the only place Textual gets imported)."""
@@ -420,6 +492,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--all-branches", action="store_true", help="include the abandoned branches too")
     export.add_argument("-o", "--output", help="output file (default: beside the session; - for stdout)")
     export.set_defaults(func=cmd_export)
+
+    compact = sub.add_parser("compact", help="compact the session now (appends a compaction entry)")
+    compact.add_argument("file")
+    compact.add_argument("--instructions", help="what the summary should focus on")
+    compact.add_argument("--model", help="litellm model that writes the summary (default: the settings)")
+    compact.add_argument("--json", action="store_true")
+    compact.set_defaults(func=cmd_compact)
     return parser
 
 

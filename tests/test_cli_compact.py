@@ -1,0 +1,116 @@
+"""``kompakt compact``: compacts a session file through AgentSession, offline with the deterministic summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tui.agent.offline import DEFAULT_MODELS
+from tui.cli import main
+from tui.session.entries import now_ms
+from tui.session.store import SessionStore
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No provider keys, no user settings; the project settings of ``tmp_path`` keep little verbatim."""
+    for env_var, _model in DEFAULT_MODELS:
+        monkeypatch.delenv(env_var, raising=False)
+    monkeypatch.setenv("KOMPAKT_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    project = tmp_path / ".kompakt"
+    project.mkdir()
+    (project / "settings.toml").write_text(
+        "[compaction]\nkeepRecentTokens = 200\n\n[retry]\nenabled = false\n"
+        '\n[models."openai/nowhere"]\napiBase = "http://127.0.0.1:9/v1"\n'
+    )
+    return tmp_path
+
+
+def write_session(path: Path, turns: int) -> Path:
+    store = SessionStore.create(path, cwd=str(path.parent))
+    for turn in range(turns):
+        store.append_message(
+            {"role": "user", "content": [{"type": "text", "text": f"question {turn}: " + "why " * 300}]}
+            | {"timestamp": now_ms()}
+        )
+        store.append_message(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"answer {turn}: " + "because " * 300}],
+                "provider": "openai",
+                "model": "fake",
+                "usage": {"input": 500 * (turn + 1), "output": 300, "totalTokens": 500 * (turn + 1) + 300},
+                "stopReason": "stop",
+                "timestamp": now_ms(),
+            }
+        )
+    store.close()
+    return path
+
+
+def test_offline_compact_uses_the_fallback_and_reports_json(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+
+    assert main(["compact", str(path), "--json"]) == 0
+
+    report = json.loads(capsys.readouterr().out)
+    with SessionStore.open(path, read_only=True) as store:
+        (entry,) = [e for e in store.entries if e["type"] == "compaction"]
+        assert store.leaf_id == entry["id"]
+    assert report["compacted"] is True
+    assert report["entryId"] == entry["id"]
+    assert report["firstKeptEntryId"] == entry["firstKeptEntryId"]
+    assert report["summarySource"] == "fallback"
+    assert report["tokensBefore"] == entry["tokensBefore"] > report["tokensAfter"] > 0
+    assert "question 0" in entry["summary"]
+
+
+def test_compact_prints_before_and_after(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+
+    assert main(["compact", str(path), "--instructions", "keep the answers"]) == 0
+
+    captured = capsys.readouterr()
+    assert "→" in captured.out and "firstKeptEntryId" in captured.out
+    assert "fallback (deterministic summary)" in captured.out
+    assert "offline" in captured.err  # the standing notice says how to configure a provider
+
+
+def test_nothing_to_compact_is_a_skip_not_an_error(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+    assert main(["compact", str(path)]) == 0
+    capsys.readouterr()
+
+    assert main(["compact", str(path), "--json"]) == 0  # the last entry is already a compaction
+
+    report = json.loads(capsys.readouterr().out)
+    assert report["compacted"] is False and report["message"].startswith("Nothing to compact")
+    with SessionStore.open(path, read_only=True) as store:
+        assert len([e for e in store.entries if e["type"] == "compaction"]) == 1
+
+
+def test_a_failing_model_falls_back_and_says_why(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+
+    assert main(["compact", str(path), "--model", "openai/nowhere", "--json"]) == 0
+
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["model"] == "openai/nowhere"
+    assert report["summarySource"] == "fallback" and report["summaryError"]
+    assert "summarizer failed" in captured.err
+
+
+def test_a_session_in_use_is_a_one_line_error(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+    with SessionStore.open(path):
+        assert main(["compact", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kompakt: ") and err.count("\n") == 1
