@@ -24,6 +24,7 @@ from tui.agent.events import (
     RetryScheduled,
     StateChange,
 )
+from tui.agent.hooks import HookRunner
 from tui.agent.offline import OFFLINE_MODEL, offline_reply
 from tui.agent.session import AUTO_CONTINUE_TYPE, AgentBusyError, AgentSession
 from tui.compaction.engine import CompactionResult, CompactionSkip
@@ -489,3 +490,31 @@ async def test_offline_model_end_to_end(tmp_path: Path) -> None:
     assert isinstance(result, CompactionResult) and result.summary_source == "fallback"
     assert "hello?" in result.entry["summary"]
     assert session.store.build_context().messages[0]["role"] == "compactionSummary"
+
+
+async def test_a_hook_cancel_during_auto_compaction_is_reported_as_aborted(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    hooks = HookRunner()
+    heard: list[dict] = []
+    hooks.on("session_before_compact", lambda event: {"cancel": True})
+    hooks.on("auto_compaction_start", heard.append)
+    hooks.on("auto_compaction_end", heard.append)
+    session = make_session(
+        tmp_path, compaction_settings(fake_openai, SMALL_WINDOW), summarize=fake_summarize, hooks=hooks
+    )
+    events = Recorder()
+    session.subscribe(events)
+    fake_openai.queue(
+        Reply.text_reply("answer one", usage=(1000, 50)), Reply.text_reply("answer two", usage=(3700, 50))
+    )
+    await session.prompt("first task")
+    await session.prompt("second task")
+
+    assert compactions(session) == []
+    (end,) = events.of(CompactionEnd)
+    assert (end.reason, end.outcome, end.error_message) == ("threshold", "aborted", "Compaction cancelled")
+    assert [(h["type"], h.get("reason"), h.get("aborted")) for h in heard] == [
+        ("auto_compaction_start", "threshold", None),
+        ("auto_compaction_end", None, True),
+    ]

@@ -95,7 +95,8 @@ class CompactionEnd:
 
     ``result`` holds the engine's CompactionResult (outcome ``"result"``), ``skip`` its CompactionSkip
     (``"skip"``); ``error_message`` explains ``"error"`` and ``"aborted"``. ``will_retry`` is true when an
-    overflowed request is sent again now. Token counts are None when unknown.
+    overflowed request is sent again now. Token counts are None when unknown. When an overflow comes back
+    after its one compact-and-retry, an ``"error"`` end arrives alone (no start): nothing more is tried.
     """
 
     reason: CompactionReason

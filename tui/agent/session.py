@@ -417,30 +417,33 @@ class AgentSession:
     ) -> CompactionResult | CompactionSkip | None:
         if self.hooks is not None:
             await self.hooks.emit(AUTO_COMPACTION_START, {"reason": reason})
-        result = await self._run_compaction(reason, None, will_retry)
+        end = await self._run_compaction(reason, None, will_retry)
         if self.hooks is not None:
             await self.hooks.emit(
                 AUTO_COMPACTION_END,
                 {
-                    "result": result if isinstance(result, CompactionResult) else None,
-                    "aborted": False,
-                    "willRetry": will_retry and isinstance(result, CompactionResult),
+                    "result": end.result,
+                    "aborted": end.outcome == "aborted",
+                    "willRetry": end.will_retry,
+                    "errorMessage": end.error_message,
                 },
             )
-        return result
+        return end.result or end.skip
 
     async def _run_compaction(
         self, reason: CompactionReason, custom_instructions: str | None, will_retry: bool
-    ) -> CompactionResult | CompactionSkip | None:
-        """Run the engine with events; None when it was cancelled by a hook or failed (both reported)."""
+    ) -> CompactionEnd:
+        """Run the engine between a start and an end event; returns the end event (also on failure)."""
         self._emit(CompactionStart(reason))
         self._set_state(compacting=True)
         loop = asyncio.get_running_loop()
         started = loop.time()
 
-        def end(outcome: CompactionOutcome, **fields: Any) -> None:
-            duration = fields.pop("duration_ms", (loop.time() - started) * 1000)
-            self._emit(CompactionEnd(reason, outcome, duration_ms=duration, **fields))
+        def end(outcome: CompactionOutcome, **fields: Any) -> CompactionEnd:
+            fields.setdefault("duration_ms", (loop.time() - started) * 1000)
+            event = CompactionEnd(reason, outcome, **fields)
+            self._emit(event)
+            return event
 
         try:
             result = await compact_session(
@@ -455,25 +458,25 @@ class AgentSession:
                 on_progress=lambda phase: self._emit(CompactionProgress(reason, phase)),
             )
         except CompactionCancelled as exc:
-            end("aborted", error_message=str(exc))
-            return None
+            return end("aborted", error_message=str(exc))
         except asyncio.CancelledError:
             end("aborted", error_message="Compaction cancelled")
             raise
-        except (
-            Exception
-        ) as exc:  # a summarizer failure ("abort" mode) or any other: reported, nothing written
+        except Exception as exc:  # the summarizer failed in "abort" mode, or worse: nothing was written
             text = f"{_FAILURE_PREFIX[reason]}: {exc}"
-            end("error", error_message=text)
             self._emit(Notice("error", text))
-            return None
+            return end("error", error_message=text)
         finally:
             self._set_state(compacting=False)
         if isinstance(result, CompactionSkip):
-            end("skip", skip=result, tokens_before=result.tokens_before or None)
             self._emit(Notice("info", result.message))
-            return result
-        end(
+            return end("skip", skip=result, tokens_before=result.tokens_before or None)
+        if result.message:
+            self._emit(Notice("warning", result.message))
+        if result.summary_error:
+            text = f"The summarizer failed ({result.summary_error}); kompakt wrote the deterministic summary."
+            self._emit(Notice("warning", text))
+        return end(
             "result",
             result=result,
             tokens_before=result.tokens_before,
@@ -481,17 +484,6 @@ class AgentSession:
             duration_ms=float(result.duration_ms),
             will_retry=will_retry,
         )
-        if result.message:
-            self._emit(Notice("warning", result.message))
-        if result.summary_error:
-            self._emit(
-                Notice(
-                    "warning",
-                    f"The summarizer failed ({result.summary_error}); kompakt wrote the "
-                    "deterministic summary instead.",
-                )
-            )
-        return result
 
     # --- manual operations ------------------------------------------------------------------
     async def compact(
@@ -499,7 +491,8 @@ class AgentSession:
     ) -> CompactionResult | CompactionSkip | None:
         """Compact now (pi §8.1): a running turn is aborted first; None when cancelled or failed."""
         await self._abort_and_wait()
-        return await self._exclusive(self._run_compaction("manual", custom_instructions, False))
+        end = await self._exclusive(self._run_compaction("manual", custom_instructions, False))
+        return None if end is None else end.result or end.skip
 
     async def navigate(
         self,
