@@ -518,3 +518,29 @@ async def test_a_hook_cancel_during_auto_compaction_is_reported_as_aborted(
         ("auto_compaction_start", "threshold", None),
         ("auto_compaction_end", None, True),
     ]
+
+
+async def test_compact_now_with_what_if_overrides_cuts_where_the_plan_said(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    from tui.compaction.plan import prepare_compaction
+
+    session = make_session(tmp_path, make_settings(fake_openai), summarize=fake_summarize)
+    for i in range(6):
+        fake_openai.queue(Reply.text_reply(f"answer {i} " + "words " * 400, usage=(500 + i, 5)))
+        await session.prompt(f"question {i} " + "detail " * 300)
+    expected = prepare_compaction(session.store.get_branch(), keep_recent_tokens=900, reserve_tokens=4000)
+
+    result = await session.compact(keep_recent_tokens=900, reserve_tokens=4000)
+
+    assert result.entry["firstKeptEntryId"] == expected.first_kept_entry_id
+    assert session.settings.compaction.keep_recent_tokens == 20000  # the override was for this call only
+
+
+async def test_update_settings_applies_to_the_next_operations(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    session = make_session(tmp_path, make_settings(fake_openai))
+    changed = make_settings(fake_openai, retry={"maxRetries": 7}, tools={"approval": {"bash": "deny"}})
+    session.update_settings(changed)
+    assert session.provider.retry.max_retries == 7
+    assert session.tool_context.approval["bash"] == "deny"
+    assert session.settings is changed

@@ -173,6 +173,18 @@ class AgentSession:
     def summary_model(self) -> str:
         return self.settings.summary_model or self.model
 
+    def update_settings(self, settings: Settings) -> None:
+        """Apply reloaded settings: the next request, check and compaction use them."""
+        self.settings = settings
+        self.provider.retry = RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True))
+        self.provider.models = {
+            name: override.model_dump(by_alias=True, exclude_none=True)
+            for name, override in settings.models.items()
+        }
+        self.tool_context.approval = dict(settings.tools.approval)
+        if settings.model and settings.model != self.model:
+            self.model, _ = resolve_model(settings.model, self.env)
+
     def set_model(self, model: str) -> None:
         """Switch the model for the next requests and record it as a ``model_change`` entry."""
         self.model = model
@@ -431,7 +443,11 @@ class AgentSession:
         return end.result or end.skip
 
     async def _run_compaction(
-        self, reason: CompactionReason, custom_instructions: str | None, will_retry: bool
+        self,
+        reason: CompactionReason,
+        custom_instructions: str | None,
+        will_retry: bool,
+        settings: Settings | None = None,
     ) -> CompactionEnd:
         """Run the engine between a start and an end event; returns the end event (also on failure)."""
         self._emit(CompactionStart(reason))
@@ -449,7 +465,7 @@ class AgentSession:
             result = await compact_session(
                 self.store,
                 reason=reason,
-                settings=self.settings,
+                settings=settings or self.settings,
                 summarize=self._summarize_fn(),
                 context_window=self.context_window,
                 max_output_tokens=self.provider.max_output_tokens(self.summary_model),
@@ -487,11 +503,33 @@ class AgentSession:
 
     # --- manual operations ------------------------------------------------------------------
     async def compact(
-        self, custom_instructions: str | None = None
+        self,
+        custom_instructions: str | None = None,
+        *,
+        keep_recent_tokens: int | None = None,
+        reserve_tokens: int | None = None,
+        strategy: str | None = None,
     ) -> CompactionResult | CompactionSkip | None:
-        """Compact now (pi §8.1): a running turn is aborted first; None when cancelled or failed."""
+        """Compact now (pi §8.1): a running turn is aborted first; None when cancelled or failed.
+
+        The keyword overrides apply to this compaction only: the timeline's "compact now" uses them to
+        carry out the what-if the user is looking at, without saving it as a setting.
+        """
         await self._abort_and_wait()
-        end = await self._exclusive(self._run_compaction("manual", custom_instructions, False))
+        overrides = {
+            key: value
+            for key, value in (
+                ("keep_recent_tokens", keep_recent_tokens),
+                ("reserve_tokens", reserve_tokens),
+                ("strategy", strategy),
+            )
+            if value is not None
+        }
+        settings = None
+        if overrides:
+            compaction = self.settings.compaction.model_copy(update=overrides)
+            settings = self.settings.model_copy(update={"compaction": compaction})
+        end = await self._exclusive(self._run_compaction("manual", custom_instructions, False, settings))
         return None if end is None else end.result or end.skip
 
     async def navigate(
