@@ -240,3 +240,20 @@ def test_bench_session_boundary_is_the_latest_compaction(tmp_path: Path) -> None
     assert timeline.boundary_id == path[latest]["firstKeptEntryId"]
     assert path[timeline.boundary_index]["id"] == timeline.boundary_id
     assert len(timeline.compactions) == sum(e["type"] == "compaction" for e in path)
+
+
+def test_usage_from_before_the_compaction_does_not_count_after_it() -> None:
+    # The kept region's assistant reported the old, large context; right after the compaction the
+    # timeline must show the estimate of what is left (summary + kept + after), as pi's stale rule says.
+    path = f.chain(
+        [
+            f.user(f.text_of(4000)),
+            f.assistant(f.text_of(400)),
+            f.user(f.text_of(400)),
+            f.assistant(f.text_of(400), usage=f.usage(input=150_000, output=100)),
+            f.compaction(f.text_of(800), first_kept=2),
+        ]
+    )
+    timeline = timeline_of(path)
+    assert timeline.context_tokens < 10_000
+    assert timeline.usage_tokens == 0

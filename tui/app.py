@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -140,9 +140,18 @@ class KompaktApp(App[None]):
             timeout=12,
         )
 
-    def settings_saved(self, settings: Settings, changes: list) -> None:
-        """Called after the settings screen saved: apply at once (the watcher ignores our own write)."""
-        self._settings_reloaded(settings, changes)
+    def on_settings_screen_saved(self, message: Any) -> None:
+        """The settings screen saved: apply at once (the watcher ignores our own write)."""
+        from tui.config.watcher import diff_settings
+
+        self._settings_reloaded(message.settings, diff_settings(self.settings, message.settings))
+
+    def on_settings_screen_what_if(self, message: Any) -> None:
+        from tui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.show_what_if(message.keep_recent_tokens, message.reserve_tokens)
 
     # --- commands and help ----------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -278,6 +278,15 @@ def build_timeline(
 
     # Nothing before the origin reaches the context (prunes are already applied to `path`).
     ctx = context_from_path(path[origin:])
+    # pi's stale-usage rule: a reply from before the latest compaction reports the old, larger context.
+    # Until a newer reply reports usage, the size after the compaction is the estimate of what is left.
+    if compaction_index is not None:
+        ctx.messages = [
+            {**m, "usage": None}
+            if m.get("role") == "assistant" and index_of.get(entry_id, -1) < compaction_index
+            else m
+            for m, entry_id in zip(ctx.messages, ctx.entry_ids, strict=True)
+        ]
     context = estimate_context_tokens(ctx.messages)
 
     # Scale every width by usage / estimate of the context messages the usage covered.

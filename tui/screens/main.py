@@ -22,6 +22,8 @@ from textual.widgets import Footer
 
 from tui import slash
 from tui.agent import events as ev
+from tui.agent.hooks import HookRunner
+from tui.compaction.head_tail import HeadTailConfig
 from tui.launch import Launch, session_cwd
 from tui.session.errors import SessionError
 from widgets.assistant_stream import AssistantStream
@@ -72,6 +74,7 @@ class MainScreen(Screen[None]):
         self._streamed_chars = 0
         self._tool_args: dict[str, str] = {}
         self._compaction_started = 0.0
+        self._queued: list[str] = []
 
     @property
     def kapp(self) -> KompaktApp:
@@ -109,9 +112,14 @@ class MainScreen(Screen[None]):
         opened = self.kapp.session
         assert opened is not None
         store = opened.store
+        if self.agent is not None:
+            await self.agent.close()
+        settings = self.kapp.settings
+        hooks = HookRunner.from_settings(settings.hooks.modules, on_error=self._hook_failed)
         self.agent = AgentSession(
-            store, self.kapp.settings, workspace=session_cwd(store), ask=self._ask_approval
+            store, settings, workspace=session_cwd(store), ask=self._ask_approval, hooks=hooks
         )
+        self._queued.clear()
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
         await self.chat.load_messages(store.build_context().messages)
         self.tree_pane.set_session(
@@ -128,14 +136,6 @@ class MainScreen(Screen[None]):
         self.refresh_timeline()
         for notice in notices:
             self.notify(notice, timeout=8)
-        if self.agent.is_offline:
-            self.notify(
-                "No model or provider key is configured, so kompakt runs offline: replies are canned and "
-                "compaction uses the deterministic summary. Set `model` in settings.toml (F5) and the "
-                "provider's key (e.g. OPENAI_API_KEY).",
-                title="Offline",
-                timeout=10,
-            )
 
     def refresh_timeline(self) -> None:
         if self.agent is None:
@@ -147,17 +147,19 @@ class MainScreen(Screen[None]):
             reserve_tokens=compaction.reserve_tokens,
             keep_recent_tokens=compaction.keep_recent_tokens,
             calibrate=compaction.calibrate,
+            strategy=compaction.strategy,
+            head_tail=HeadTailConfig.from_settings(compaction),
         )
 
     def _refresh_status(self) -> None:
         if self.agent is None:
             return
-        tokens, window, _percent = self.agent.context_usage()
+        usage = self.agent.context_usage()
         self.status.model = self.agent.model
         self.status.offline = self.agent.is_offline
-        self.status.context_tokens = tokens
-        self.status.context_window = window
-        self.status.cost = self.agent.total_cost()
+        self.status.context_tokens = usage.tokens if usage else None
+        self.status.context_window = usage.context_window if usage else 0
+        self.status.cost = self.agent.cost_total
         self.status.max_iterations = self.kapp.settings.agent.max_iterations
 
     def _after_store_change(self) -> None:
@@ -180,6 +182,9 @@ class MainScreen(Screen[None]):
         self._refresh_status()
         self.refresh_timeline()
 
+    def _hook_failed(self, error: Any) -> None:
+        self.notify(str(error), title="Hook error", severity="warning")
+
     async def _ask_approval(self, tool: str, args: dict, reason: str) -> bool:
         from tui.screens.dialogs import ConfirmDialog
         from tui.session.labels import tool_call_label
@@ -199,7 +204,12 @@ class MainScreen(Screen[None]):
         elif parsed.kind == "bash":
             self.run_agent("bash", parsed.argument, parsed.exclude_from_context)
         elif event.text.strip():
-            self.run_agent("prompt", event.text)
+            if self.agent is not None and self.agent.is_busy:
+                # pi queues what is typed during a run and sends it afterwards.
+                self._queued.append(event.text)
+                self.status.message = f"{len(self._queued)} message(s) queued · esc cancels the run"
+            else:
+                self.run_agent("prompt", event.text)
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_agent(self, operation: str, *args: Any) -> None:
@@ -209,16 +219,22 @@ class MainScreen(Screen[None]):
             if operation == "prompt":
                 await self.agent.prompt(args[0])
             elif operation == "bash":
-                entry = await self.agent.run_bash(args[0], exclude_from_context=args[1])
-                await self.chat.add_message(entry)
+                await self.agent.run_bash(args[0], exclude_from_context=args[1])
             elif operation == "compact":
-                await self.agent.compact(*args)
+                instructions, keep, reserve, strategy = (*args, None, None, None)[:4]
+                await self.agent.compact(
+                    instructions, keep_recent_tokens=keep, reserve_tokens=reserve, strategy=strategy
+                )
             elif operation == "continue":
                 await self.agent.continue_()
         except Exception as exc:  # an agent error must not take the app down
             self.notify(f"{type(exc).__name__}: {exc}", title="Error", severity="error", timeout=12)
         finally:
             self._after_store_change()
+        if self._queued and operation in ("prompt", "continue", "compact"):
+            queued, self._queued = "\n\n".join(self._queued), []
+            self.status.message = ""
+            self.run_agent("prompt", queued)
 
     async def run_command(self, name: str, argument: str) -> None:
         if name == "compact":
@@ -261,12 +277,10 @@ class MainScreen(Screen[None]):
         if self.agent is None or not self.agent.store.exists_on_disk:
             self.notify("Nothing to export yet.", severity="warning")
             return
-        try:
-            from tui.export import write_export
-        except ImportError:
-            self.notify("Export is not available.", severity="error")
-            return
-        path = write_export(self.agent.store, "md" if kind.startswith("m") else "html")
+        from tui.export import export_session
+
+        fmt = "md" if kind.strip().lower().startswith("m") else "html"
+        path = export_session(self.agent.store, fmt, leaf_id=self.agent.store.leaf_id)
         self.notify(f"Wrote {path}", title="Exported")
 
     def _toggle_moa(self, argument: str) -> None:
@@ -484,7 +498,9 @@ class MainScreen(Screen[None]):
         event.stop()
         if self.agent is None:
             return
-        self.run_agent("compact", None, event.keep_recent_tokens, event.reserve_tokens)
+        self.run_agent(
+            "compact", None, event.keep_recent_tokens, event.reserve_tokens, getattr(event, "strategy", None)
+        )
 
     @on(CompactionTimeline.JumpToEntry)
     def _jump(self, event: CompactionTimeline.JumpToEntry) -> None:
@@ -512,26 +528,28 @@ class MainScreen(Screen[None]):
         from tui.screens.settings_screen import SettingsScreen
 
         kapp = self.kapp
-        screen = SettingsScreen(kapp.load_result, kapp.settings_paths()[0], kapp.ignore_hashes)
-        self.app.push_screen(screen, self._settings_closed)
+        if kapp.load_result is None:
+            self.notify(
+                f"{kapp.settings_error}\nFix the file first; the defaults are in force.",
+                title="Settings file is invalid",
+                severity="error",
+            )
+            return
+        user, project = kapp.settings_paths()
+        screen = SettingsScreen(kapp.load_result, user, kapp.ignore_hashes, project_path=project)
+        self.app.push_screen(screen, lambda _result: self.timeline.clear_what_if())
 
-    def _settings_closed(self, result: Any) -> None:
-        self.timeline.clear_what_if()
-        if result is not None:
-            from tui.config.watcher import diff_settings
-
-            changes = diff_settings(self.kapp.settings, result)
-            self.kapp.settings_saved(result, changes)
-
-    def on_settings_screen_what_if(self, message: Any) -> None:
-        self.timeline.set_what_if(message.keep_recent_tokens, message.reserve_tokens)
+    def show_what_if(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
+        """The settings screen is editing the compaction budgets: preview them on the timeline."""
+        self.timeline.set_what_if(keep_recent_tokens, reserve_tokens)
 
     def action_model(self) -> None:
         from tui.screens.model_picker import ModelPicker
 
         current = self.agent.model if self.agent else None
         self.app.push_screen(
-            ModelPicker(self.kapp.settings, current), lambda model: self._set_model(model) if model else None
+            ModelPicker(current=current, settings=self.kapp.settings),
+            lambda model: self._set_model(model) if model else None,
         )
 
     def action_resume(self) -> None:
