@@ -138,18 +138,7 @@ class MainScreen(Screen[None]):
             self.notify(notice, timeout=8)
 
     def refresh_timeline(self) -> None:
-        if self.agent is None:
-            return
-        compaction = self.kapp.settings.compaction
-        self.timeline.update_timeline(
-            self.agent.store.get_branch(),
-            context_window=self.agent.context_window,
-            reserve_tokens=compaction.reserve_tokens,
-            keep_recent_tokens=compaction.keep_recent_tokens,
-            calibrate=compaction.calibrate,
-            strategy=compaction.strategy,
-            head_tail=HeadTailConfig.from_settings(compaction),
-        )
+        self._fill_preview(self.timeline)
 
     def _refresh_status(self) -> None:
         if self.agent is None:
@@ -397,7 +386,10 @@ class MainScreen(Screen[None]):
     def action_toggle_tree(self) -> None:
         self.tree_pane.display = not self.tree_pane.display
         if self.tree_pane.display and self.agent is not None:
-            self.tree_pane.refresh_tree(self.agent.store.leaf_id)
+            leaf = self.agent.store.leaf_id
+            self.tree_pane.refresh_tree(leaf)
+            if leaf is not None:
+                self.tree_pane.select(leaf)
             self.tree_pane.view.focus()
         else:
             self.prompt.focus()
@@ -536,8 +528,25 @@ class MainScreen(Screen[None]):
             )
             return
         user, project = kapp.settings_paths()
-        screen = SettingsScreen(kapp.load_result, user, kapp.ignore_hashes, project_path=project)
+        screen = SettingsScreen(
+            kapp.load_result, user, kapp.ignore_hashes, project_path=project, preview=self._fill_preview
+        )
         self.app.push_screen(screen, lambda _result: self.timeline.clear_what_if())
+
+    def _fill_preview(self, timeline: CompactionTimeline) -> None:
+        """Give the settings screen's preview the same picture as the main timeline."""
+        if self.agent is None:
+            return
+        compaction = self.kapp.settings.compaction
+        timeline.update_timeline(
+            self.agent.store.get_branch(),
+            context_window=self.agent.context_window,
+            reserve_tokens=compaction.reserve_tokens,
+            keep_recent_tokens=compaction.keep_recent_tokens,
+            calibrate=compaction.calibrate,
+            strategy=compaction.strategy,
+            head_tail=HeadTailConfig.from_settings(compaction),
+        )
 
     def show_what_if(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
         """The settings screen is editing the compaction budgets: preview them on the timeline."""

@@ -11,6 +11,7 @@ dismisses with the new Settings when anything was saved, else None; each save al
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -26,6 +27,7 @@ from textual.widgets import Button, Footer, Label, Static, Switch
 from tui.config import LoadResult, Settings, SettingsError, load_settings
 from tui.config.loader import project_settings_path, user_settings_path
 from widgets.settings_form import SettingsForm
+from widgets.timeline import CompactionTimeline
 
 KEEP_RECENT_KEY = "compaction.keepRecentTokens"
 RESERVE_KEY = "compaction.reserveTokens"
@@ -86,6 +88,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
     SettingsScreen #settings-target-bar Switch { border: none; padding: 0; height: 1; width: auto; margin: 0 1; }
     SettingsScreen #settings-target-bar Switch:focus { background: $accent 30%; }
     SettingsScreen #settings-target-path { width: 1fr; color: $foreground-muted; }
+    SettingsScreen #settings-preview { margin: 0 1; }
     SettingsScreen #settings-status { height: 1; padding: 0 1; color: $foreground-muted; }
     SettingsScreen #settings-status.-invalid { color: $text-error; }
     """
@@ -120,8 +123,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
         ignore_hashes: set[str] | None = None,
         *,
         project_path: Path | None = None,
+        preview: Callable[[CompactionTimeline], None] | None = None,
     ) -> None:
+        """``preview`` fills a timeline with the open session, shown at the top as a live what-if."""
         super().__init__()
+        self._preview = preview
         self._result = load_result
         self._user_path = save_path or load_result.user_file or user_settings_path()
         self._project_path = project_path or load_result.project_file or project_settings_path()
@@ -142,6 +148,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="settings-dialog"):
             yield Static(Text("Settings"), id="settings-title")
+            if self._preview is not None:
+                yield CompactionTimeline(id="settings-preview")
             with Horizontal(id="settings-target-bar"):
                 yield Label("Save to project file")
                 yield Switch(False, id="settings-target")
@@ -149,6 +157,10 @@ class SettingsScreen(ModalScreen[Settings | None]):
             yield SettingsForm(self._result, id="settings-form")
             yield Static("No unsaved edits", id="settings-status")
         yield Footer()
+
+    def on_mount(self) -> None:
+        if self._preview is not None:
+            self._preview(self.query_one("#settings-preview", CompactionTimeline))
 
     @staticmethod
     def _target_text(path: Path) -> Text:
@@ -178,6 +190,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
             # Only real changes: editors report their initial values too.
             if candidate != self._last_what_if:
                 self._last_what_if = candidate
+                if self._preview is not None:
+                    self.query_one("#settings-preview", CompactionTimeline).set_what_if(*candidate)
                 self.post_message(self.WhatIf(*candidate))
 
     def _show_status(self, saved: str | None = None) -> None:
