@@ -3,9 +3,9 @@
 A *turn* is one ``prompt`` or ``continue_`` run: from the user's message until the agent stops (it may make
 many model calls). Inside it every message has a start and an end, the provider's stream events (text,
 thinking and tool-call deltas, usage, retries) are forwarded unchanged, and each tool call has an execution
-start and end. Compaction, branch summaries, the iteration budget, notices for the user and the
-streaming/compacting state have their own events. All are frozen dataclasses; payload messages are pi-format
-dicts.
+start and end. Mixture of Agents (:mod:`tui.agent.moa_events`), compaction, branch summaries, the iteration
+budget, notices for the user and the streaming/compacting state have their own events. All are frozen
+dataclasses; payload messages are pi-format dicts.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
 from tui.agent.stream_events import (
     RetryFinished,
     RetryScheduled,
@@ -170,6 +171,9 @@ AgentEvent = (
     | BranchSummaryStart
     | BranchSummaryEnd
     | StateChange
+    | MoaStart
+    | MoaReferenceEnd
+    | MoaEnd
 )
 
 __all__ = [
@@ -184,6 +188,9 @@ __all__ = [
     "CompactionStart",
     "MessageEnd",
     "MessageStart",
+    "MoaEnd",
+    "MoaReferenceEnd",
+    "MoaStart",
     "Notice",
     "NoticeLevel",
     "RetryFinished",

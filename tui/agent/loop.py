@@ -58,6 +58,8 @@ class AgentLoop:
     system_prompt: str
     emit: Emit
     reasoning_effort: str | None = None
+    # Rewrites the messages of every request of this run, never what is stored (MoA adds the drafts here).
+    request_messages: Callable[[list[Message]], list[Message]] | None = None
 
     async def run(self, budget: IterationBudget) -> LoopOutcome:
         """Iterate until the model stops or the budget is spent; an abort (cancellation) propagates."""
@@ -77,6 +79,8 @@ class AgentLoop:
     async def _stream_reply(self, schemas: list[dict[str, Any]]) -> Message:
         context = self.store.build_context()
         messages = convert_to_llm(context.messages)
+        if self.request_messages is not None:
+            messages = self.request_messages(messages)
         builder = self.provider.new_builder(self.model)
         self.emit(MessageStart("assistant"))
         message: Message | None = None

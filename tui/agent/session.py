@@ -42,6 +42,14 @@ from tui.agent.events import (
 )
 from tui.agent.hooks import AUTO_COMPACTION_END, AUTO_COMPACTION_START, HookRunner
 from tui.agent.loop import AgentLoop, LoopOutcome
+from tui.agent.moa import (
+    MixtureOfAgents,
+    MoaOptions,
+    aggregator_guidance,
+    reference_system_prompt,
+    with_guidance,
+)
+from tui.agent.moa_record import moa_record
 from tui.agent.navigation import NavigateResult, navigate_tree
 from tui.agent.offline import OFFLINE_MODEL, is_offline, resolve_model
 from tui.agent.provider import Provider
@@ -74,6 +82,13 @@ _FAILURE_PREFIX = {
     "threshold": "Auto-compaction failed",
     "overflow": "Context overflow recovery failed",
 }
+
+
+class _MoaTurn(NamedTuple):
+    """How a Mixture-of-Agents prompt runs: the acting model, and the drafts added to its requests."""
+
+    aggregator: str
+    request_messages: Callable[[list[Message]], list[Message]] | None
 
 
 class AgentBusyError(RuntimeError):
@@ -134,6 +149,8 @@ class AgentSession:
         self._abort_event: asyncio.Event | None = None
         # pi's one-attempt guard: one compact-and-retry per overflow, reset by a user message or a good reply.
         self._overflow_attempted = False
+        # /moa on|off: (the choice, moa.enabled when it was made); a later change of the setting wins.
+        self._moa_choice: tuple[bool, bool] | None = None
 
     # --- events -----------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -199,12 +216,12 @@ class AgentSession:
             return None
         return provider_summarize_fn(self.provider, self.summary_model)
 
-    def _loop(self) -> AgentLoop:
+    def _loop(self, moa: _MoaTurn | None = None) -> AgentLoop:
         thinking = self.store.build_context().thinking_level
         return AgentLoop(
             store=self.store,
             provider=self.provider,
-            model=self.model,
+            model=self.model if moa is None else moa.aggregator,
             tools=self.tools,
             tool_context=self.tool_context,
             system_prompt=prompts.render(
@@ -212,7 +229,48 @@ class AgentSession:
             ),
             emit=self._emit,
             reasoning_effort=None if thinking == "off" else thinking,
+            request_messages=None if moa is None else moa.request_messages,
         )
+
+    # --- Mixture of Agents ------------------------------------------------------------------
+    @property
+    def moa_enabled(self) -> bool:
+        """``moa.enabled``, or the ``/moa`` choice made for this session while the setting stays the same."""
+        if self._moa_choice is not None and self._moa_choice[1] == self.settings.moa.enabled:
+            return self._moa_choice[0]
+        return self.settings.moa.enabled
+
+    @property
+    def moa_aggregator(self) -> str:
+        return self.settings.moa.aggregator or self.model
+
+    def set_moa(self, enabled: bool) -> None:
+        """``/moa on|off``: answer the next prompts with a mixture of agents, or with the model alone."""
+        self._moa_choice = (enabled, self.settings.moa.enabled)
+        if enabled and not self.settings.moa.reference_models:
+            self._emit(Notice("warning", prompts.render("moa_no_references", model=self.moa_aggregator)))
+
+    async def _consult_references(self) -> _MoaTurn | None:
+        """The fan-out before a prompt's first reply: None when MoA is off or has no reference models."""
+        config = self.settings.moa
+        if not (self.moa_enabled and config.reference_models):
+            return None
+        options = MoaOptions(
+            tuple(config.reference_models), self.moa_aggregator, config.max_concurrency, config.timeout_s
+        )
+        system_prompt = reference_system_prompt(str(self.workspace), date.today().isoformat())
+        self._set_state(streaming=True)
+        try:
+            record = await MixtureOfAgents(self.provider, options, self._emit).consult(
+                self.store, system_prompt
+            )
+        except BaseException:
+            self._set_state(streaming=False)
+            raise
+        guidance = aggregator_guidance(record)
+        if guidance is None:
+            return _MoaTurn(options.aggregator, None)  # every reference failed: the aggregator answers alone
+        return _MoaTurn(options.aggregator, lambda messages: with_guidance(messages, guidance))
 
     # --- running one operation at a time ----------------------------------------------------
     @property
@@ -272,6 +330,7 @@ class AgentSession:
     async def _turn(self, prompt_text: str | None) -> LoopOutcome:
         self._emit(TurnStart(prompt_text))
         budget = IterationBudget(self.settings.agent.max_iterations)
+        moa: _MoaTurn | None = None
         try:
             if prompt_text is not None:
                 last = self._last_assistant()
@@ -284,7 +343,8 @@ class AgentSession:
                     "timestamp": now_ms(),
                 }
                 self._append(user)
-            outcome = await self._stream(budget)
+                moa = await self._consult_references()
+            outcome = await self._stream(budget, moa)
             while (follow_up := await self._after_reply(outcome, budget)) is not None:
                 if follow_up == _RETRY:
                     # Hermes §5: the request that overflowed does not count against the budget.
@@ -299,10 +359,10 @@ class AgentSession:
         self._emit(TurnEnd(outcome.reason, outcome.message))
         return outcome
 
-    async def _stream(self, budget: IterationBudget) -> LoopOutcome:
+    async def _stream(self, budget: IterationBudget, moa: _MoaTurn | None = None) -> LoopOutcome:
         self._set_state(streaming=True)
         try:
-            return await self._loop().run(budget)
+            return await self._loop(moa).run(budget)
         finally:
             self._set_state(streaming=False)
 
@@ -632,6 +692,9 @@ class AgentSession:
         """Dollars spent on every assistant reply stored in the session (all branches)."""
         total = 0.0
         for entry in self.store.entries:
+            record = moa_record(entry)
+            if record is not None:
+                total += record.cost  # the reference models' drafts are paid for too
             if entry.get("type") == "message" and (entry.get("message") or {}).get("role") == "assistant":
                 cost = ((entry["message"].get("usage") or {}).get("cost") or {}).get("total")
                 total += float(cost or 0.0)
