@@ -11,7 +11,7 @@ oldest widgets are pruned once it grows past a high-water mark. New messages arr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -24,6 +24,7 @@ from textual.events import Click
 from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
+from tui.agent.moa_record import MoaRecord
 from tui.session.context import entry_to_message
 from tui.session.display import content_text
 from tui.session.entries import Entry, Message
@@ -36,6 +37,7 @@ from widgets.chat_messages import (
     result_text,
     user_text,
 )
+from widgets.moa_group import MOA_ROLE, MoaGroup, moa_message, record_message
 
 DISPLAYED_ROLES = frozenset(
     {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -55,6 +57,9 @@ def as_message(entry_or_message: Entry | Message) -> tuple[Message | None, str |
     """A context message and its entry id, from a session entry or an already-built message."""
     if "role" in entry_or_message:
         return entry_or_message, None
+    moa = moa_message(entry_or_message)  # a Mixture-of-Agents turn's reference answers (not context)
+    if moa is not None:
+        return moa, entry_or_message.get("id")
     if entry_or_message.get("type") == "custom_message" and not entry_or_message.get("display", True):
         return None, None
     message = entry_to_message(entry_or_message)
@@ -205,6 +210,8 @@ Messages of the current branch. Scroll to the top to load older messages.
         return start
 
     def _widget(self, item: ChatItem) -> ChatMessage:
+        if item.message.get("role") == MOA_ROLE:
+            return MoaGroup(item.message, item.entry_id)
         widget = message_widget(item.message, item.entry_id, item.results)
         assert widget is not None  # items only hold displayed roles
         return widget
@@ -242,6 +249,9 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        for widget in self._mounted:
+            if isinstance(widget, AssistantMessage):
+                widget.reveal_folds()
         if new_value <= 0 < old_value and self._first > 0 and not self._loading:
             self.run_worker(self.load_earlier(), group="chat.backfill")
 
@@ -301,6 +311,20 @@ Messages of the current branch. Scroll to the top to load older messages.
 
         self.call_after_refresh(self.prune)
         return AssistantStream(widget, self.mount(widget), register_call, on_finish)
+
+    async def begin_moa(self, models: Sequence[str], aggregator: str) -> MoaGroup:
+        """Show a Mixture-of-Agents group with every reference waiting; feed it the MoA events."""
+        item = ChatItem(record_message(MoaRecord(aggregator), models))
+
+        def on_finish(message: Message, entry_id: str | None) -> None:
+            item.message, item.entry_id = message, entry_id
+
+        self._items.append(item)
+        widget = MoaGroup(item.message, on_finish=on_finish)
+        self._mounted.append(widget)
+        await self.mount(widget)
+        self.call_after_refresh(self.prune)
+        return widget
 
     def prune(self) -> None:
         """While following the bottom, drop the oldest widgets once the log is taller than the high mark."""
