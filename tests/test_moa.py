@@ -11,11 +11,13 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, Switch
 
 from tests.agent_helpers import MODEL, Recorder, assert_no_orphans, make_session, make_settings
 from tests.fake_openai import FakeOpenAI, Hit, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
 from tui.agent.events import Notice, TurnEnd
 from tui.agent.moa import aggregator_guidance, with_guidance
 from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
@@ -27,6 +29,7 @@ from tui.session.store import SessionStore
 from widgets.chat_messages import AssistantMessage, UserMessage
 from widgets.chat_pane import ChatPane
 from widgets.moa_group import MoaGroup, ReferenceView
+from widgets.settings_form import editor_id
 
 # Two models litellm prices (so cost is real) and one it does not know; all served by the loopback server.
 REF_A, REF_B, REF_C = "openai/gpt-4o-mini", "openai/gpt-4o", "openai/ref-c"
@@ -354,6 +357,34 @@ async def test_set_moa_without_references_warns_and_answers_alone(
 
     assert any("referenceModels" in n.text for n in events.of(Notice))
     assert [hit.model for hit in fake_openai.hits] == ["fake"] and not stored_records(session.store)
+
+
+async def test_the_settings_screen_toggles_moa_and_a_changed_setting_wins_over_set_moa(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    clear_kompakt_env(monkeypatch, config)
+    user = config / "settings.toml"
+    user.write_text(USER_TOML)
+    session = make_session(tmp_path, Settings())
+    session.set_moa(False)
+    app = SettingsHost(user, tmp_path / "project" / ".kompakt" / "settings.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        switch = app.screen.query_one(f"#{editor_id('moa.enabled')}", Switch)
+        assert switch.value is False
+        switch.value = True
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert "[moa]" in user.read_text() and app.saved[0].settings.moa.enabled is True
+    # The lead's live reload hands the saved settings to the session: the new setting wins over /moa off.
+    session.update_settings(app.saved[0].settings)
+    assert session.moa_enabled
+    session.set_moa(False)
+    assert not session.moa_enabled
 
 
 # --- guidance and records, without a server ----------------------------------------------------------
