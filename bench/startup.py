@@ -51,9 +51,12 @@ Timed(Launch(mode, path)).run(headless=True, size=(120, 40))
 
 
 def first_frame_seconds(code: str, *args: str, env: dict[str, str]) -> float:
+    # A real file, not -c: Textual resolves an app's CSS_PATH from the file its class is defined in.
+    script = Path(env["KOMPAKT_HOME"]) / f"child_{abs(hash(code))}.py"
+    script.write_text(code)
     start = time.time()
     out = subprocess.run(
-        [sys.executable, "-c", code, *args],
+        [sys.executable, str(script), *args],
         capture_output=True,
         text=True,
         env=env,

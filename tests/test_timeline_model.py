@@ -257,3 +257,10 @@ def test_usage_from_before_the_compaction_does_not_count_after_it() -> None:
     timeline = timeline_of(path)
     assert timeline.context_tokens < 10_000
     assert timeline.usage_tokens == 0
+
+
+def test_default_strategy_matches_the_settings_default() -> None:
+    from tui.compaction.timeline import DEFAULT_STRATEGY
+    from tui.config.model import CompactionSettings
+
+    assert CompactionSettings().strategy == DEFAULT_STRATEGY

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -19,17 +19,39 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.signal import Signal
 
-from tui.config import Settings, SettingsError
-from tui.config.loader import LoadResult, load_default_settings, project_settings_path, user_settings_path
 from tui.launch import Launch, OpenedSession, open_session
 
+if TYPE_CHECKING:
+    from tui.config import Settings, SettingsError
+    from tui.config.loader import LoadResult
+
 HELP_URL_TEXT = "F1 help · ctrl+p commands · F2 tree · F3 /tree · F4 timeline · F5 settings · F6 model"
+
+
+def quick_ui_setting(key: str) -> object:
+    """``ui.<key>`` from the settings files, read with tomllib alone (no pydantic) for the first frame."""
+    import os
+    import tomllib
+
+    from platformdirs import user_config_dir
+
+    base = os.environ.get("KOMPAKT_CONFIG_DIR") or user_config_dir("kompakt")
+    value = None
+    for path in (Path(base) / "settings.toml", Path.cwd() / ".kompakt" / "settings.toml"):
+        try:
+            ui = tomllib.loads(path.read_text(encoding="utf-8")).get("ui", {})
+        except (OSError, ValueError):
+            continue
+        if isinstance(ui, dict) and key in ui:
+            value = ui[key]
+    env = os.environ.get(f"KOMPAKT_UI__{key.upper()}")
+    return env if env else value
 
 
 class KompaktApp(App[None]):
     """kompakt: a tree-shaped LLM session with live, inspectable compaction."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "kompakt"
     ENABLE_COMMAND_PALETTE = True
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -49,7 +71,7 @@ class KompaktApp(App[None]):
         self.settings_changed: Signal[tuple[Settings, list]] = Signal(self, "settings_changed")
         self.litellm_loaded: Signal[bool] = Signal(self, "litellm_loaded")
         self.load_result = load_result
-        self.settings = load_result.settings if load_result else Settings()
+        self.settings: Settings | None = load_result.settings if load_result else None
         self.settings_error: SettingsError | None = None
         self.session: OpenedSession | None = None
         self.start_background = start_background
@@ -57,17 +79,41 @@ class KompaktApp(App[None]):
         self._stop_watch = asyncio.Event()
 
     # --- start-up -------------------------------------------------------------------------------
+    # The first frame shows the session's chat and the prompt; settings (pydantic), the agent, the
+    # timeline and the status follow right after it, and litellm loads in a thread after that.
     def on_mount(self) -> None:
-        if self.load_result is None:
-            try:
-                self.load_result = load_default_settings()
-                self.settings = self.load_result.settings
-            except SettingsError as exc:
-                self.settings_error = exc
-        self.apply_settings(self.settings)
+        theme = quick_ui_setting("theme")
+        if isinstance(theme, str) and theme in self.available_themes:
+            self.theme = theme
         from tui.screens.main import MainScreen
 
         self.push_screen(MainScreen())
+        self.call_after_refresh(self._after_first_frame)
+
+    async def _after_first_frame(self) -> None:
+        self.load_settings()
+        from tui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                await screen.finish_start()
+        if self.start_background:
+            self.load_litellm()
+            self.run_worker(
+                self._watch_settings(), group="settings-watch", exclusive=True, exit_on_error=False
+            )
+
+    def load_settings(self) -> None:
+        """Load and apply the settings files (once, after the first frame); an error keeps the defaults."""
+        from tui.config import Settings, SettingsError
+        from tui.config.loader import load_default_settings
+
+        if self.load_result is None:
+            try:
+                self.load_result = load_default_settings()
+            except SettingsError as exc:
+                self.settings_error = exc
+        self.apply_settings(self.load_result.settings if self.load_result else Settings())
         if self.settings_error:
             self.notify(
                 f"{self.settings_error}\nUsing the defaults until it is fixed.",
@@ -75,12 +121,6 @@ class KompaktApp(App[None]):
                 severity="error",
                 timeout=12,
             )
-        if self.start_background:
-            self.call_after_refresh(self._after_first_frame)
-
-    def _after_first_frame(self) -> None:
-        self.load_litellm()
-        self.run_worker(self._watch_settings(), group="settings-watch", exclusive=True, exit_on_error=False)
 
     @work(thread=True, group="litellm", exit_on_error=False)
     def load_litellm(self) -> None:
@@ -107,6 +147,8 @@ class KompaktApp(App[None]):
             self.set_keymap(dict(settings.keymap))
 
     def settings_paths(self) -> tuple[Path, Path]:
+        from tui.config.loader import project_settings_path, user_settings_path
+
         return user_settings_path(), project_settings_path()
 
     async def _watch_settings(self) -> None:
@@ -122,6 +164,9 @@ class KompaktApp(App[None]):
         )
 
     def _settings_reloaded(self, settings: Settings, changes: list) -> None:
+        from tui.config import SettingsError
+        from tui.config.loader import load_default_settings
+
         self.settings_error = None
         self.apply_settings(settings)
         with contextlib.suppress(SettingsError):

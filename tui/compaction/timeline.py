@@ -37,7 +37,6 @@ from tui.compaction.plan import (
     threshold,
 )
 from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
-from tui.config.model import CompactionSettings
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.entries import Entry
 
@@ -54,7 +53,9 @@ REASONS = frozenset({"manual", "threshold", "overflow"})
 
 STRATEGY_KEEP_RECENT = "keep-recent"
 STRATEGY_HEAD_TAIL = "head-tail"
-DEFAULT_STRATEGY: str = CompactionSettings.model_fields["strategy"].default
+# The settings default (tests/test_timeline_model.py checks they agree); not read from the settings model
+# here, because importing pydantic-settings would slow the first frame.
+DEFAULT_STRATEGY = "keep-recent"
 
 # A usage/estimate ratio outside these bounds says more about the system prompt than about the
 # entries (a two-line session with a 3k-token system prompt); the rest becomes overhead.

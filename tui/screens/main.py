@@ -21,9 +21,6 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui import slash
-from tui.agent import events as ev
-from tui.agent.hooks import HookRunner
-from tui.compaction.head_tail import HeadTailConfig
 from tui.launch import Launch, session_cwd
 from tui.session.errors import SessionError
 from widgets.assistant_stream import AssistantStream
@@ -75,6 +72,7 @@ class MainScreen(Screen[None]):
         self._tool_args: dict[str, str] = {}
         self._compaction_started = 0.0
         self._queued: list[str] = []
+        self._tree_loaded = False
 
     @property
     def kapp(self) -> KompaktApp:
@@ -91,26 +89,55 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        """First frame: the session's chat and the prompt. The rest waits for :meth:`finish_start`."""
         self.kapp.settings_changed.subscribe(self, self._on_settings_changed)
         self.kapp.litellm_loaded.subscribe(self, self._on_litellm_loaded)
         self.status.litellm_loading = self.kapp.start_background
         self.tree_pane.display = False
-        try:
-            opened = self.kapp.session or self.kapp.open_launch(self.kapp.launch)
-        except (SessionError, OSError) as exc:
-            self.notify(str(exc), title="Cannot open the session", severity="error", timeout=15)
-            opened = self.kapp.open_launch(Launch("new", cwd=self.kapp.launch.cwd))
-        await self._show_session(opened.notices)
+        if self.kapp.session is None:
+            try:
+                self.kapp.open_launch(self.kapp.launch)
+            except (SessionError, OSError) as exc:
+                self.notify(str(exc), title="Cannot open the session", severity="error", timeout=15)
+                self.kapp.open_launch(Launch("new", cwd=self.kapp.launch.cwd))
+        await self._show_chat()
+
+    async def finish_start(self) -> None:
+        """After the first frame (settings are loaded by then): the agent, timeline, status, watch mode."""
+        opened = self.kapp.session
+        assert opened is not None
+        await self._attach_agent(opened.notices)
         if opened.follow:
             self.follow_session()
 
     # --- the session --------------------------------------------------------------------------
     async def _show_session(self, notices: list[str] = ()) -> None:
-        """(Re)build the agent and every pane for the app's current session."""
+        """(Re)build every pane and the agent for the app's current session (after /new or /resume)."""
+        await self._show_chat()
+        await self._attach_agent(notices)
+
+    async def _show_chat(self) -> None:
+        opened = self.kapp.session
+        assert opened is not None
+        store = opened.store
+        await self.chat.load_messages(store.build_context().messages)
+        self.prompt.disabled = opened.read_only
+        self.prompt.placeholder = (
+            f"Read-only: {store.path.name}"
+            if opened.read_only
+            else "Message (Enter sends, Shift+Enter new line)"
+        )
+        self.sub_title = store.name or store.path.name
+        self._tree_loaded = False
+        if self.tree_pane.display:
+            self._load_tree()
+
+    async def _attach_agent(self, notices: list[str] = ()) -> None:
+        from tui.agent.hooks import HookRunner
         from tui.agent.session import AgentSession
 
         opened = self.kapp.session
-        assert opened is not None
+        assert opened is not None and self.kapp.settings is not None
         store = opened.store
         if self.agent is not None:
             await self.agent.close()
@@ -121,21 +148,17 @@ class MainScreen(Screen[None]):
         )
         self._queued.clear()
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
-        await self.chat.load_messages(store.build_context().messages)
-        self.tree_pane.set_session(
-            store.tree, store.leaf_id, filter_mode=self.kapp.settings.ui.tree_filter_mode
-        )
-        self.prompt.disabled = opened.read_only
-        self.prompt.placeholder = (
-            f"Read-only: {store.path.name}"
-            if opened.read_only
-            else "Message (Enter sends, Shift+Enter new line)"
-        )
-        self.sub_title = store.name or store.path.name
         self._refresh_status()
         self.refresh_timeline()
         for notice in notices:
             self.notify(notice, timeout=8)
+
+    def _load_tree(self) -> None:
+        """Build the tree pane's rows; deferred until the pane is first shown (10k rows take a moment)."""
+        store = self.kapp.session.store
+        filter_mode = self.kapp.settings.ui.tree_filter_mode if self.kapp.settings else "default"
+        self.tree_pane.set_session(store.tree, store.leaf_id, filter_mode=filter_mode)
+        self._tree_loaded = True
 
     def refresh_timeline(self) -> None:
         self._fill_preview(self.timeline)
@@ -155,7 +178,8 @@ class MainScreen(Screen[None]):
         """Entries were appended or the leaf moved: redraw the tree, the timeline and the status."""
         if self.agent is None:
             return
-        self.tree_pane.refresh_tree(self.agent.store.leaf_id)
+        if self._tree_loaded:
+            self.tree_pane.refresh_tree(self.agent.store.leaf_id)
         self.refresh_timeline()
         self._refresh_status()
 
@@ -289,6 +313,8 @@ class MainScreen(Screen[None]):
 
     # --- agent events -------------------------------------------------------------------------
     async def on_agent_event_message(self, message: AgentEventMessage) -> None:
+        from tui.agent import events as ev  # the agent is loaded by now; keeps start-up imports small
+
         event = message.event
         if isinstance(event, ev.MessageStart) and event.role == "assistant":
             self._stream = self.chat.begin_assistant()
@@ -347,7 +373,7 @@ class MainScreen(Screen[None]):
             self._stream = None
             self._after_store_change()
 
-    async def _message_end(self, event: ev.MessageEnd) -> None:
+    async def _message_end(self, event: Any) -> None:
         role = event.message.get("role")
         if role == "assistant":
             if self._stream is None:
@@ -361,7 +387,7 @@ class MainScreen(Screen[None]):
             await self.chat.add_message(event.message)
         self._after_store_change()
 
-    async def _compaction_end(self, event: ev.CompactionEnd) -> None:
+    async def _compaction_end(self, event: Any) -> None:
         self.timeline.set_idle()
         self.status.message = ""
         if event.outcome == "result":
@@ -387,7 +413,10 @@ class MainScreen(Screen[None]):
         self.tree_pane.display = not self.tree_pane.display
         if self.tree_pane.display and self.agent is not None:
             leaf = self.agent.store.leaf_id
-            self.tree_pane.refresh_tree(leaf)
+            if self._tree_loaded:
+                self.tree_pane.refresh_tree(leaf)
+            else:
+                self._load_tree()
             if leaf is not None:
                 self.tree_pane.select(leaf)
             self.tree_pane.view.focus()
@@ -535,6 +564,8 @@ class MainScreen(Screen[None]):
 
     def _fill_preview(self, timeline: CompactionTimeline) -> None:
         """Give the settings screen's preview the same picture as the main timeline."""
+        from tui.compaction.head_tail import HeadTailConfig
+
         if self.agent is None:
             return
         compaction = self.kapp.settings.compaction

@@ -1,8 +1,9 @@
 """The pi session format v3: entry types, ids, timestamps and pydantic models for validation.
 
 In memory an entry is the plain ``dict`` decoded from its JSONL line, so unknown entry types and
-unknown fields round-trip unchanged and loading stays fast. The pydantic models below describe the
-format; :func:`validate_entry` checks entries that kompakt creates before they are written.
+unknown fields round-trip unchanged and loading stays fast. The pydantic models in
+:mod:`tui.session.entry_models` describe the format; :func:`validate_entry` checks entries that kompakt
+creates before they are written.
 """
 
 from __future__ import annotations
@@ -11,9 +12,7 @@ import secrets
 import uuid
 from collections.abc import Container
 from datetime import UTC, datetime
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 Entry = dict[str, Any]
 Message = dict[str, Any]
@@ -71,107 +70,24 @@ def generate_id(existing: Container[str]) -> str:
     return str(uuid.uuid4())
 
 
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class SessionHeader(_Loose):
-    type: Literal["session"]
-    version: int | None = None
-    id: str
-    timestamp: str
-    cwd: str = ""
-    parentSession: str | None = None
-
-
-class _EntryBase(_Loose):
-    id: str = Field(min_length=1)
-    parentId: str | None
-    timestamp: str
-
-
-class MessageEntry(_EntryBase):
-    type: Literal["message"]
-    message: dict[str, Any]
-
-
-class CompactionEntry(_EntryBase):
-    type: Literal["compaction"]
-    summary: str
-    firstKeptEntryId: str
-    tokensBefore: int
-    details: dict[str, Any] | None = None
-    fromHook: bool | None = None
-
-
-class BranchSummaryEntry(_EntryBase):
-    type: Literal["branch_summary"]
-    fromId: str
-    summary: str
-    details: dict[str, Any] | None = None
-    fromHook: bool | None = None
-
-
-class CustomEntry(_EntryBase):
-    type: Literal["custom"]
-    customType: str
-    data: Any = None
-
-
-class CustomMessageEntry(_EntryBase):
-    type: Literal["custom_message"]
-    customType: str
-    content: str | list[dict[str, Any]]
-    display: bool
-    details: Any = None
-
-
-class LabelEntry(_EntryBase):
-    type: Literal["label"]
-    targetId: str
-    label: str | None = None
-
-
-class ModelChangeEntry(_EntryBase):
-    type: Literal["model_change"]
-    provider: str
-    modelId: str
-
-
-class ThinkingLevelChangeEntry(_EntryBase):
-    type: Literal["thinking_level_change"]
-    thinkingLevel: str
-
-
-class SessionInfoEntry(_EntryBase):
-    type: Literal["session_info"]
-    name: str | None = None
-
-
-ENTRY_MODELS: dict[str, type[_EntryBase]] = {
-    "message": MessageEntry,
-    "compaction": CompactionEntry,
-    "branch_summary": BranchSummaryEntry,
-    "custom": CustomEntry,
-    "custom_message": CustomMessageEntry,
-    "label": LabelEntry,
-    "model_change": ModelChangeEntry,
-    "thinking_level_change": ThinkingLevelChangeEntry,
-    "session_info": SessionInfoEntry,
-}
-
 MESSAGE_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom"})
 
 
 def validate_entry(entry: Entry) -> None:
     """Raise :class:`EntryError` when a known entry type lacks a required field.
 
-    Unknown entry types only need the common fields, so that newer formats pass through.
+    Unknown entry types only need the common fields, so that newer formats pass through. The pydantic
+    models live in :mod:`tui.session.entry_models`, imported on the first append (pydantic costs start-up
+    time that opening a session does not need).
     """
+    from pydantic import ValidationError
+
+    from tui.session.entry_models import ENTRY_MODELS, EntryBase
+
     kind = entry.get("type")
     model = ENTRY_MODELS.get(kind) if isinstance(kind, str) else None
     try:
-        (model or _EntryBase).model_validate(entry)
+        (model or EntryBase).model_validate(entry)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "entry"

@@ -74,7 +74,10 @@ class TreeIndex:
 
     def _insert(self, siblings: list[str], entry_id: str) -> None:
         keys = self._sort_keys
-        bisect.insort(siblings, entry_id, key=lambda i: keys[i])
+        if not siblings or keys[siblings[-1]] <= keys[entry_id]:
+            siblings.append(entry_id)  # the usual case: entries arrive in timestamp order
+        else:
+            bisect.insort(siblings, entry_id, key=lambda i: keys[i])
 
     # --- queries ------------------------------------------------------------------------------
     def __contains__(self, entry_id: object) -> bool:
