@@ -36,6 +36,30 @@ if TYPE_CHECKING:
     from tui.app import KompaktApp
 
 
+MOA_CUSTOM_TYPE = "kompakt.moa"
+
+
+def chat_entries(store: Any) -> list[dict]:
+    """The entries the chat shows: those behind the context's messages, in context order (the latest
+    compaction's summary first), each preceded by the Mixture-of-Agents record it was answered with."""
+    context = store.build_context()
+    by_id = store.tree.by_id
+    entries: list[dict] = []
+    for entry_id in context.entry_ids:
+        entry = by_id.get(entry_id) if entry_id else None
+        if entry is None:
+            continue
+        parent = by_id.get(entry.get("parentId") or "")
+        if (
+            parent is not None
+            and parent.get("type") == "custom"
+            and parent.get("customType") == MOA_CUSTOM_TYPE
+        ):
+            entries.append(parent)
+        entries.append(entry)
+    return entries
+
+
 @dataclass
 class AgentEventMessage(Message):
     """An agent event, delivered to the screen's message queue in order."""
@@ -73,6 +97,7 @@ class MainScreen(Screen[None]):
         self._compaction_started = 0.0
         self._queued: list[str] = []
         self._tree_loaded = False
+        self._moa: Any = None
 
     @property
     def kapp(self) -> KompaktApp:
@@ -120,7 +145,7 @@ class MainScreen(Screen[None]):
         opened = self.kapp.session
         assert opened is not None
         store = opened.store
-        await self.chat.load_messages(store.build_context().messages)
+        await self.chat.load_messages(chat_entries(store))
         self.prompt.disabled = opened.read_only
         self.prompt.placeholder = (
             f"Read-only: {store.path.name}"
@@ -297,12 +322,15 @@ class MainScreen(Screen[None]):
         self.notify(f"Wrote {path}", title="Exported")
 
     def _toggle_moa(self, argument: str) -> None:
-        enabled = argument.strip().lower() in ("on", "1", "true", "yes")
-        if self.agent is not None and hasattr(self.agent, "set_moa"):
-            self.agent.set_moa(enabled)
-            self.notify(f"Mixture of Agents {'on' if enabled else 'off'}")
-        else:
-            self.notify("Mixture of Agents is not available in this build.", severity="warning")
+        word = argument.strip().lower()
+        if self.agent is None or word not in ("on", "off"):
+            self.notify("Usage: /moa on|off", severity="warning")
+            return
+        self.agent.set_moa(word == "on")
+        models = (
+            ", ".join(self.kapp.settings.moa.reference_models) or "none configured (set moa.referenceModels)"
+        )
+        self.notify(f"Mixture of Agents {word}. Reference models: {models}")
 
     def _set_model(self, model: str) -> None:
         if self.agent is None:
@@ -316,7 +344,9 @@ class MainScreen(Screen[None]):
         from tui.agent import events as ev  # the agent is loaded by now; keeps start-up imports small
 
         event = message.event
-        if isinstance(event, ev.MessageStart) and event.role == "assistant":
+        if type(event).__name__ in ("MoaStart", "MoaReferenceEnd", "MoaEnd"):
+            await self._moa_event(event)
+        elif isinstance(event, ev.MessageStart) and event.role == "assistant":
             self._stream = self.chat.begin_assistant()
             self._streamed_chars = 0
             self._tool_args.clear()
@@ -373,6 +403,16 @@ class MainScreen(Screen[None]):
             self._stream = None
             self._after_store_change()
 
+    async def _moa_event(self, event: Any) -> None:
+        name = type(event).__name__
+        if name == "MoaStart":
+            self._moa = await self.chat.begin_moa(event.models, event.aggregator)
+        elif self._moa is not None and name == "MoaReferenceEnd":
+            await self._moa.set_answer(event.index, event.answer)
+        elif self._moa is not None and name == "MoaEnd":
+            await self._moa.finish(event.record, event.entry_id)
+            self._moa = None
+
     async def _message_end(self, event: Any) -> None:
         role = event.message.get("role")
         if role == "assistant":
@@ -396,7 +436,7 @@ class MainScreen(Screen[None]):
             after = f"{(event.tokens_after or 0) / 1000:.1f}k"
             self.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
             assert self.agent is not None
-            await self.chat.load_messages(self.agent.store.build_context().messages)
+            await self.chat.load_messages(chat_entries(self.agent.store))
         elif event.outcome == "skip":
             message = getattr(event.skip, "message", None) or "Nothing to compact."
             self.notify(message, title="Compaction skipped")
@@ -503,7 +543,7 @@ class MainScreen(Screen[None]):
                     severity="warning",
                 )
                 return
-        await self.chat.load_messages(store.build_context().messages)
+        await self.chat.load_messages(chat_entries(store))
         editor_text = getattr(result, "editor_text", None)
         if editor_text and not self.prompt.text.strip():
             self.prompt.text = editor_text
@@ -631,14 +671,14 @@ class MainScreen(Screen[None]):
     async def _followed(self, result: Any) -> None:
         store = self.kapp.session.store
         if result.reloaded:
-            await self.chat.load_messages(store.build_context().messages)
+            await self.chat.load_messages(chat_entries(store))
             self.tree_pane.set_session(store.tree, store.leaf_id)
             self.notify("The session file was replaced or truncated: reloaded.", severity="warning")
         else:
             for entry in result.new_entries:
                 if entry.get("type") in ("message", "custom_message", "branch_summary", "compaction"):
                     if entry.get("type") == "compaction":
-                        await self.chat.load_messages(store.build_context().messages)
+                        await self.chat.load_messages(chat_entries(store))
                     else:
                         await self.chat.add_message(entry)
         self._after_store_change()
