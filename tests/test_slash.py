@@ -25,6 +25,7 @@ def test_bash_lines() -> None:
 
 
 def test_completions() -> None:
-    assert [c.name for c in completions("/co")] == ["compact"]
+    assert [c.name for c in completions("/co")] == ["compact", "continue"]
+    assert [c.name for c in completions("/com")] == ["compact"]
     assert len(completions("/")) > 8
     assert completions("/compact x") == [] and completions("hi") == []

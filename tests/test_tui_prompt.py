@@ -131,11 +131,11 @@ async def test_slash_completion_menu_and_tab() -> None:
     async with app.run_test() as pilot:
         menu = app.query_one(CompletionMenu)
         assert not menu.display or menu.has_class("-empty")
-        await type_text(pilot, "/co")
+        await type_text(pilot, "/com")
         await pilot.pause()
         assert [c.name for c in app.prompt.completions] == ["/compact"]
         assert not menu.has_class("-empty") and menu.option_count == 1
-        assert app.prompt.suggestion == "mpact"
+        assert app.prompt.suggestion == "pact"
         await pilot.press("tab")
         await pilot.pause()
         assert app.prompt.text == "/compact "

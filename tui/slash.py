@@ -12,22 +12,27 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class SlashCommand:
     name: str
-    usage: str
+    args: str
     help: str
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.args}".rstrip()
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("compact", "/compact [instructions]", "Compact the context now, optionally with a focus"),
-    SlashCommand("tree", "/tree", "Open the full-screen session tree"),
-    SlashCommand("model", "/model [name]", "Pick the model (or set it by name)"),
-    SlashCommand("settings", "/settings", "Open the settings screen"),
-    SlashCommand("label", "/label [text]", "Label the current entry (empty text clears it)"),
-    SlashCommand("export", "/export [html|md]", "Export the session (HTML outline or Markdown transcript)"),
-    SlashCommand("new", "/new", "Start a new session"),
-    SlashCommand("resume", "/resume", "Open one of your kompakt or pi sessions"),
-    SlashCommand("moa", "/moa on|off", "Turn Mixture of Agents on or off"),
-    SlashCommand("name", "/name <text>", "Name this session"),
-    SlashCommand("help", "/help", "Show keys and commands"),
+    SlashCommand("compact", "[instructions]", "Compact the context now, optionally with a focus"),
+    SlashCommand("tree", "", "Open the full-screen session tree"),
+    SlashCommand("model", "[name]", "Pick the model (or set it by name)"),
+    SlashCommand("settings", "", "Open the settings screen"),
+    SlashCommand("label", "[text]", "Label the current entry (empty text clears it)"),
+    SlashCommand("export", "[html|md]", "Export the session (HTML outline or Markdown transcript)"),
+    SlashCommand("new", "", "Start a new session"),
+    SlashCommand("resume", "", "Open one of your kompakt or pi sessions"),
+    SlashCommand("moa", "on|off", "Turn Mixture of Agents on or off"),
+    SlashCommand("continue", "", "Let the agent carry on (after a spent iteration budget, an error or Esc)"),
+    SlashCommand("name", "<text>", "Name this session"),
+    SlashCommand("help", "", "Show keys and commands"),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 

@@ -1,6 +1,6 @@
 """The prompt's slash commands and their completion (pure functions, no Textual).
 
-The lead runs the commands; the prompt only offers them: typing ``/`` followed by the start of a name
+The main screen runs the commands (listed once, in :mod:`tui.slash`); the prompt only offers them: typing ``/`` followed by the start of a name
 lists the matching commands, and accepting one fills in its name.
 """
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tui.slash import COMMANDS
 
 
 @dataclass(frozen=True)
@@ -22,17 +24,9 @@ class SlashCommand:
         return self.name + (" " if self.args else "")
 
 
-SLASH_COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("/compact", "[instructions]", "Compact the context now"),
-    SlashCommand("/tree", "", "Open the session tree"),
-    SlashCommand("/model", "", "Pick the model"),
-    SlashCommand("/settings", "", "Edit the settings"),
-    SlashCommand("/label", "[text]", "Label the current entry"),
-    SlashCommand("/export", "[file]", "Export the session"),
-    SlashCommand("/new", "", "Start a new session"),
-    SlashCommand("/resume", "", "Resume another session"),
-    SlashCommand("/moa", "on|off", "Mixture of agents on or off"),
-    SlashCommand("/help", "", "Show help"),
+# One list of commands for the whole app: tui.slash describes them, the main screen runs them.
+SLASH_COMMANDS: tuple[SlashCommand, ...] = tuple(
+    SlashCommand(f"/{command.name}", command.args, command.help) for command in COMMANDS
 )
 
 

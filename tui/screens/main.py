@@ -277,6 +277,8 @@ class MainScreen(Screen[None]):
     async def run_command(self, name: str, argument: str) -> None:
         if name == "compact":
             self.run_agent("compact", argument or None)
+        elif name == "continue":
+            self.run_agent("continue")
         elif name == "tree":
             self.action_open_tree()
         elif name == "model":
