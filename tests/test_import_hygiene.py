@@ -40,3 +40,21 @@ def test_core_imports_neither_textual_nor_litellm() -> None:
 def test_cli_entry_imports_neither(module: str) -> None:
     loaded = imported_after([module])
     assert "textual" not in loaded and "litellm" not in loaded
+
+
+def test_building_the_agent_does_not_import_litellm(tmp_path) -> None:
+    """Issue B: importing tui and building the agent (and asking its window and usage) leaves litellm unloaded;
+    the TUI loads it in a background thread after the first frame."""
+    code = f"""
+import sys
+from pathlib import Path
+from tui.agent.session import AgentSession
+from tui.config import Settings
+from tui.session.store import SessionStore
+store = SessionStore.create(Path({str(tmp_path / "s.jsonl")!r}), defer=True)
+agent = AgentSession(store, Settings(model="anthropic/claude-sonnet-4-5"), env={{}})
+agent.context_window, agent.context_usage(), agent.cost_total
+print("litellm" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
