@@ -210,6 +210,18 @@ class UiSettings(BaseModel):
     show_timeline: bool = Field(True, description="Show the compaction timeline strip above the prompt.")
 
 
+class SessionSettings(BaseModel):
+    """How session files are written."""
+
+    model_config = _SECTION_CONFIG
+
+    fsync: Literal["always", "batch"] = Field(
+        "always",
+        description="'always' fsyncs after every appended entry (nothing written is lost in a crash); "
+        "'batch' fsyncs at most every half second and on close (faster on slow disks).",
+    )
+
+
 class HooksSettings(BaseModel):
     """Python plugins that take part in compaction and branch summaries."""
 
@@ -276,6 +288,7 @@ class Settings(BaseSettings):
         default_factory=dict, description='Key overrides: binding id → key, e.g. "app.quit" = "ctrl+q".'
     )
     hooks: HooksSettings = Field(default_factory=HooksSettings, description=HooksSettings.__doc__)
+    session: SessionSettings = Field(default_factory=SessionSettings, description=SessionSettings.__doc__)
     moa: MoaSettings = Field(default_factory=MoaSettings, description=MoaSettings.__doc__)
 
     @classmethod

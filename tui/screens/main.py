@@ -167,6 +167,7 @@ class MainScreen(Screen[None]):
         if self.agent is not None:
             await self.agent.close()
         settings = self.kapp.settings
+        store.fsync_mode = settings.session.fsync
         hooks = HookRunner.from_settings(settings.hooks.modules, on_error=self._hook_failed)
         self.agent = AgentSession(
             store, settings, workspace=session_cwd(store), ask=self._ask_approval, hooks=hooks
@@ -212,6 +213,7 @@ class MainScreen(Screen[None]):
         settings, _changes = payload
         if self.agent is not None:
             self.agent.update_settings(settings)
+            self.agent.store.fsync_mode = settings.session.fsync
         self.refresh_timeline()
         self._refresh_status()
 
