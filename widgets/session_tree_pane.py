@@ -9,10 +9,11 @@ pane is narrow. It works as a toggleable side pane in the main screen and inside
 
 from __future__ import annotations
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.content import Content
+from textual.geometry import Size
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -120,5 +121,11 @@ class SessionTreePane(Vertical):
         entry = selector.tree.by_id.get(entry_id) if selector and entry_id else None
         self.detail.show_entry(entry, selector.tree if selector else None)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        # Decided at every layout, not on Resize: a pane shown with display=True during a scroll-only
+        # reflow gets no Resize event, and then kept the side-by-side layout at 54 columns.
+        if size.width:
+            self.set_class(size.width < NARROW_WIDTH, "-narrow")
+        return super()._size_updated(size, virtual_size, container_size, layout)
