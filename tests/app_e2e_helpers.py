@@ -1,0 +1,191 @@
+"""Shared set-up for the end-to-end tests of the real app: an isolated home, settings, sessions, polling.
+
+:func:`isolated_home` points ``KOMPAKT_HOME``, ``KOMPAKT_CONFIG_DIR`` and ``KOMPAKT_PI_SESSIONS`` at a temporary
+directory, removes every other ``KOMPAKT_`` variable and the provider keys, and makes the directory the working
+directory (so no project ``.kompakt/settings.toml`` is read). :func:`make_app` builds a
+:class:`RecordingApp` (the real :class:`~tui.app.KompaktApp`, recording its notifications) from the user
+settings file only, never the user's real configuration. :func:`wait_until` polls a condition between
+frames; its long limit only keeps a broken test from hanging the suite and is never a timing assertion.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests import factories as f
+from tests.fake_openai import FakeOpenAI
+from tui.agent.offline import DEFAULT_MODELS
+from tui.app import KompaktApp
+from tui.config.loader import load_settings
+from tui.launch import Launch
+from tui.screens.main import MainScreen
+from tui.session.catalog import new_session_path
+from tui.session.store import SessionStore
+
+HANG_GUARD_S = 60.0
+MODEL = "openai/fake"
+CONTEXT_WINDOW = 32000
+SETTINGS_COMMENT = "# kept across saves"
+
+
+@dataclass
+class Home:
+    """The isolated directories of one test."""
+
+    root: Path
+    config_dir: Path
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.toml"
+
+
+def isolated_home(tmp_path: Path, monkeypatch: Any) -> Home:
+    """No setting, key or session of the machine running the tests can reach the app."""
+    for name in list(os.environ):
+        if name.upper().startswith("KOMPAKT_"):
+            monkeypatch.delenv(name)
+    for name, _model in DEFAULT_MODELS:
+        monkeypatch.delenv(name, raising=False)
+    home = Home(tmp_path, tmp_path / "config")
+    home.config_dir.mkdir()
+    monkeypatch.setenv("KOMPAKT_HOME", str(tmp_path / "kompakt"))
+    monkeypatch.setenv("KOMPAKT_CONFIG_DIR", str(home.config_dir))
+    monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi-sessions"))
+    monkeypatch.chdir(tmp_path)
+    return home
+
+
+def settings_toml(
+    server: FakeOpenAI | None,
+    *,
+    keep_recent_tokens: int = 20000,
+    reserve_tokens: int = 16384,
+    skip_prompt: bool = False,
+) -> str:
+    """A commented user settings file for ``openai/fake`` on the loopback server (no model without one)."""
+    lines = [SETTINGS_COMMENT]
+    if server is not None:
+        lines += [f'model = "{MODEL}"', ""]
+    lines += [
+        "[compaction]",
+        f"keepRecentTokens = {keep_recent_tokens}  # small, so short sessions compact",
+        f"reserveTokens = {reserve_tokens}",
+        "",
+        "[branchSummary]",
+        f"skipPrompt = {'true' if skip_prompt else 'false'}",
+        "",
+        "[retry]",
+        "baseDelayMs = 1",
+        "maxDelayMs = 5",
+        "",
+        "[tools.approval]",
+        'bash = "auto"',
+        'write = "auto"',
+        'edit = "auto"',
+    ]
+    if server is not None:
+        lines += [
+            "",
+            f'[models."{MODEL}"]',
+            f'apiBase = "{server.api_base}"',
+            f"contextWindow = {CONTEXT_WINDOW}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+class RecordingApp(KompaktApp):
+    """The real app; it also keeps every notification so tests can read them after they expire."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.notes: list[tuple[str, str, str]] = []  # (title, message, severity)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", **kwargs: Any) -> None:
+        self.notes.append((title, str(message), severity))
+        super().notify(message, title=title, severity=severity, **kwargs)
+
+
+def make_app(home: Home, launch: Launch, *, start_background: bool = False) -> RecordingApp:
+    """The app on ``launch`` with the settings of ``home``'s user file alone (no project file, no env)."""
+    result = load_settings(home.settings_file, None, env={})
+    return RecordingApp(launch, load_result=result, start_background=start_background)
+
+
+def main_screen(app: KompaktApp) -> MainScreen:
+    return next(screen for screen in app.screen_stack if isinstance(screen, MainScreen))
+
+
+async def wait_until(pilot: Any, predicate: Callable[[], Any], what: str, guard: float = HANG_GUARD_S) -> Any:
+    """Poll ``predicate`` between frames until it is truthy; fails only if it never becomes so."""
+    deadline = time.monotonic() + guard
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        await pilot.pause(0.02)
+    return value
+
+
+async def ready(pilot: Any, app: KompaktApp) -> MainScreen:
+    """The main screen once start-up has finished (the agent and the timeline exist after the first frame)."""
+    await wait_until(
+        pilot, lambda: app.screen_stack and isinstance(app.screen_stack[-1], MainScreen), "the screen"
+    )
+    screen = main_screen(app)
+    await wait_until(
+        pilot, lambda: screen.agent is not None and screen.timeline.timeline is not None, "the start-up"
+    )
+    return screen
+
+
+async def wait_idle(pilot: Any, app: KompaktApp, done: Callable[[], Any], what: str) -> None:
+    """Until ``done`` holds and the agent is idle with its worker finished (so every pane is up to date)."""
+    screen = main_screen(app)
+
+    def idle() -> bool:
+        agent = screen.agent
+        busy = any(w.group == "agent" and not w.is_finished for w in app.workers)
+        return bool(done()) and agent is not None and not (agent.is_streaming or agent.is_compacting or busy)
+
+    await wait_until(pilot, idle, what)
+    await pilot.pause()
+
+
+def screen_text(app: KompaktApp) -> str:
+    """Every character the screen shows, line by line."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def message(entry: dict) -> dict:
+    return entry["message"]
+
+
+def new_session(cwd: Path, turns: list[tuple[str, str]], *, chars: int = 0) -> tuple[SessionStore, list[str]]:
+    """A kompakt session in the catalog with one user/assistant pair per turn; the ids in order.
+
+    ``chars`` pads every message to at least that many characters (about chars/4 tokens each).
+    """
+    store = SessionStore.create(new_session_path(str(cwd)), cwd=str(cwd))
+    ids = []
+    for question, answer in turns:
+        ids.append(store.append_message(message(f.user(question.ljust(chars, "q"))))["id"])
+        ids.append(store.append_message(message(f.assistant(answer.ljust(chars, "a"))))["id"])
+    return store, ids
+
+
+def branched_session(cwd: Path) -> tuple[Path, dict[str, str]]:
+    """``u1 a1 ─┬─ u2 a2`` (an older branch) and ``└─ u3 a3`` (the active one, leaf a3); closed, by name."""
+    store, (u1, a1, u2, a2) = new_session(
+        cwd, [("first question", "first answer"), ("old idea", "old reply")]
+    )
+    store.branch(a1)
+    u3 = store.append_message(message(f.user("new idea")))["id"]
+    a3 = store.append_message(message(f.assistant("new reply")))["id"]
+    path = store.path
+    store.close()
+    return path, {"u1": u1, "a1": a1, "u2": u2, "a2": a2, "u3": u3, "a3": a3}

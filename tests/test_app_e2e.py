@@ -1,0 +1,606 @@
+"""End-to-end tests of the real app (``KompaktApp`` and its main screen) driven with Pilot.
+
+Every test runs in an isolated home (tests/app_e2e_helpers.py) with ``openai/fake`` on the loopback server
+(tests/fake_openai.py) unless it tests the offline model. They cover sending and streaming, cancelling, tool
+calls, tree navigation with and without a branch summary, the tree pane's filters, search, fold and label,
+the timeline after ``/compact`` and its what-if against ``kompakt plan``, settings editing and live reload,
+watch mode, ``/new`` and ``/resume``, ``!cmd``, the offline model, and R6 (escape sequences stay literal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+from textual.widgets import Input
+
+from tests import factories as f
+from tests.app_e2e_helpers import (
+    CONTEXT_WINDOW,
+    SETTINGS_COMMENT,
+    branched_session,
+    isolated_home,
+    main_screen,
+    make_app,
+    message,
+    new_session,
+    ready,
+    screen_text,
+    settings_toml,
+    wait_idle,
+    wait_until,
+)
+from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tui import cli
+from tui.agent.offline import OFFLINE_MODEL, offline_reply
+from tui.launch import Launch
+from tui.screens.dialogs import LabelDialog, SummarizeBranchDialog
+from tui.screens.session_picker import SessionPicker
+from tui.screens.settings_screen import SettingsScreen
+from tui.session.store import SessionStore
+from widgets.chat_messages import (
+    AssistantMessage,
+    BashMessage,
+    BranchSummaryMessage,
+    ToolCallView,
+    UserMessage,
+)
+from widgets.timeline import format_tokens
+
+SIZE = (120, 40)
+
+
+def assistant_texts(store: SessionStore) -> list[str]:
+    return [
+        "".join(block.get("text", "") for block in e["message"]["content"] if block["type"] == "text")
+        for e in store.get_branch()
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    ]
+
+
+async def type_prompt(pilot, text: str) -> None:
+    """Put ``text`` in the prompt and press Enter, as the user would."""
+    screen = main_screen(pilot.app)
+    screen.prompt.focus()
+    screen.prompt.text = text
+    await pilot.press("enter")
+
+
+# --- sending, streaming, cancelling, tools --------------------------------------------------------
+
+
+async def test_prompt_reply_streams_into_the_chat_and_is_stored(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    reply = "Hello **there**: the loopback reply, streamed in small pieces."
+    fake_openai.queue(Reply.text_reply(reply, chunk_size=3))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "say hello")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
+        store = screen.agent.store
+        assert [e["message"]["role"] for e in store.get_branch()] == ["user", "assistant"]
+        assert assistant_texts(store) == [reply]
+        assert store.path.exists() and store.path.read_text().count('"role":"assistant"') == 1
+        assert fake_openai.requests[0]["messages"][-1]["content"] in (
+            "say hello",
+            [{"type": "text", "text": "say hello"}],
+        )
+        assert [type(w) for w in screen.chat.message_widgets] == [UserMessage, AssistantMessage]
+        await wait_until(pilot, lambda: "Hello there: the loopback reply" in screen_text(app), "the reply")
+        assert "**" not in screen_text(app)  # rendered as Markdown
+        assert screen.prompt.text == "" and not screen.prompt.disabled
+
+
+async def test_escape_cancels_a_hanging_stream(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    fake_openai.queue(Reply.hang(text="partial words so far"))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "tell me a long story")
+        # The partial reply is on screen while the server is still holding the stream open.
+        await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+        assert screen.agent.is_streaming and screen.has_class("-streaming")
+        await pilot.press("escape")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the aborted message")
+        await wait_until(pilot, lambda: fake_openai.disconnects == 1, "the client to leave the stream")
+        last = screen.agent.store.get_branch()[-1]["message"]
+        assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+        assert not screen.has_class("-streaming") and screen.status.message == ""
+        # The UI is idle again: the next prompt goes out and is answered.
+        fake_openai.queue(Reply.text_reply("after the cancel"))
+        await type_prompt(pilot, "again")
+        await wait_idle(pilot, app, lambda: len(assistant_texts(screen.agent.store)) == 2, "the second reply")
+        assert assistant_texts(screen.agent.store)[-1] == "after the cancel"
+
+
+async def test_tool_calls_are_rendered_with_args_and_output(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    call = ToolCall("bash", {"command": "echo tool-output-42"})
+    fake_openai.queue(Reply.tools(call), Reply.text_reply("the command printed 42"))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "run it")
+        await wait_idle(pilot, app, lambda: len(assistant_texts(screen.agent.store)) == 2, "the final reply")
+        roles = [e["message"]["role"] for e in screen.agent.store.get_branch()]
+        assert roles == ["user", "assistant", "toolResult", "assistant"]
+        result = screen.agent.store.get_branch()[2]["message"]
+        assert "tool-output-42" in result["content"][0]["text"] and not result["isError"]
+        view = await wait_until(pilot, lambda: next(iter(screen.chat.query(ToolCallView)), None), "the call")
+        assert view.call_id == call.id and view.result is not None and not view.has_class("-running")
+        view.collapsed = False
+        await pilot.pause()
+        screen.chat.scroll_end(animate=False)
+        await wait_until(pilot, lambda: "tool-output-42" in screen_text(app), "the tool output")
+        text = screen_text(app)
+        assert '"command": "echo tool-output-42"' in text and "the command printed 42" in text
+
+
+async def test_model_escape_sequences_stay_literal(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    evil = "A \x1b[31mred\x1b[0m B \x1b]0;pwned\x07 C \x1b]52;c;ZXZpbA==\x07 D [bold]loud[/bold] E"
+    fake_openai.queue(Reply.text_reply(evil, chunk_size=2))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "be evil")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
+        assert assistant_texts(screen.agent.store) == [evil]  # stored as sent
+        await wait_until(pilot, lambda: "[bold]loud[/bold]" in screen_text(app), "the literal markup")
+        strips = app.screen._compositor.render_strips()
+        raw = "".join(segment.text for strip in strips for segment in strip)
+        assert "\x1b" not in raw and "\x07" not in raw
+        # The sequences are dropped whole (OSC payloads too) and the rest reads as plain text.
+        assert "pwned" not in raw and "ZXZpbA" not in raw
+        assert "A red B C D [bold]loud[/bold] E" in " ".join(screen_text(app).split())
+        for strip in strips:
+            for segment in strip:
+                if "red" in segment.text and segment.style and segment.style.color:
+                    assert segment.style.color.name != "red"  # the CSI colour did not apply
+        assert "\x1b" not in app.export_screenshot()
+
+
+async def test_bang_command_adds_a_bash_execution(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "!echo bash-says-hi")
+        await wait_idle(pilot, app, lambda: screen.agent.store.leaf_id, "the bash entry")
+        entry = screen.agent.store.get_branch()[-1]
+        assert entry["message"]["role"] == "bashExecution"
+        assert entry["message"]["command"] == "echo bash-says-hi"
+        assert "bash-says-hi" in entry["message"]["output"] and entry["message"]["exitCode"] == 0
+        bash = await wait_until(pilot, lambda: next(iter(screen.chat.query(BashMessage)), None), "the widget")
+        assert bash.message["command"] == "echo bash-says-hi"
+        await wait_until(pilot, lambda: "exit 0" in screen_text(app), "the exit status")
+        assert fake_openai.hit_count == 0  # a shell command is not a model call
+
+
+async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypatch) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        assert screen.agent.model == OFFLINE_MODEL and screen.status.offline
+        await wait_until(
+            pilot,
+            lambda: any(severity == "warning" and OFFLINE_MODEL in text for _t, text, severity in app.notes),
+            "the offline notice",
+        )
+        await type_prompt(pilot, "hello?")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the offline reply")
+        assert assistant_texts(screen.agent.store) == [offline_reply()]
+        first_line = next(line for line in offline_reply().splitlines() if line.strip())
+        words = " ".join(first_line.replace("*", "").replace("`", "").split()[:4])
+        await wait_until(pilot, lambda: words in " ".join(screen_text(app).split()), "the offline reply")
+
+
+# --- the session tree -------------------------------------------------------------------------------
+
+
+async def open_tree_on(pilot, target: str) -> None:
+    """F2 opens the pane on the leaf; the cursor keys walk to ``target``."""
+    screen = main_screen(pilot.app)
+    if not screen.tree_pane.display:
+        await pilot.press("f2")
+    view = screen.tree_pane.view
+    await wait_until(pilot, lambda: view.has_focus and view.selector is not None, "the tree pane")
+    rows = [row.entry_id for row in view.selector.rows]
+    step = "down" if rows.index(target) > rows.index(view.selected_id) else "up"
+    while view.selected_id != target:
+        await pilot.press(step)
+
+
+async def choose_in_summary_dialog(pilot, downs: int) -> SummarizeBranchDialog:
+    """Enter on the selected row, then pick the dialog's option ``downs`` rows below "No summary"."""
+    await pilot.press("enter")
+    dialog = await wait_until(
+        pilot,
+        lambda: pilot.app.screen if isinstance(pilot.app.screen, SummarizeBranchDialog) else None,
+        "dialog",
+    )
+    await pilot.press(*["down"] * downs, "enter")
+    return dialog
+
+
+def chat_texts(screen) -> list[str]:
+    return [w.copy_text() for w in screen.chat.message_widgets]
+
+
+async def test_tree_navigation_without_summary_and_the_editor_text_rule(tmp_path, monkeypatch, fake_openai):
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    path, ids = branched_session(tmp_path)
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        assert store.leaf_id == ids["a3"] and chat_texts(screen)[-1].endswith("new reply")
+        # An assistant entry on the other branch becomes the leaf; the editor stays empty.
+        await open_tree_on(pilot, ids["a2"])
+        await choose_in_summary_dialog(pilot, downs=0)
+        await wait_until(pilot, lambda: store.leaf_id == ids["a2"], "the leaf to move")
+        await wait_until(pilot, lambda: "old reply" in chat_texts(screen)[-1], "the chat to reload")
+        shown = "\n".join(chat_texts(screen))
+        order = [shown.index(text) for text in ("first question", "first answer", "old idea", "old reply")]
+        assert order == sorted(order) and "new idea" not in shown
+        assert len(screen.chat.message_widgets) == 4 and screen.prompt.text == ""
+        assert not any(e["type"] == "branch_summary" for e in store.entries)
+        assert screen.tree_pane.view.selector.leaf_id == ids["a2"]
+        # A user message: the leaf goes to its parent and its text lands in the (empty) editor.
+        await open_tree_on(pilot, ids["u3"])
+        await choose_in_summary_dialog(pilot, downs=0)
+        await wait_until(pilot, lambda: store.leaf_id == ids["a1"], "the leaf to move to the parent")
+        await wait_until(pilot, lambda: screen.prompt.text == "new idea", "the editor text")
+        assert len(screen.chat.message_widgets) == 2
+        # With a draft in the editor, the draft is kept.
+        screen.prompt.text = "my draft"
+        await open_tree_on(pilot, ids["u2"])
+        await choose_in_summary_dialog(pilot, downs=0)
+        await wait_until(pilot, lambda: any("Navigated" in n[1] for n in app.notes[-2:]), "the navigation")
+        assert store.leaf_id == ids["a1"] and screen.prompt.text == "my draft"
+        assert fake_openai.hit_count == 0
+
+
+async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    path, ids = branched_session(tmp_path)
+    fake_openai.queue(
+        Reply.text_reply("## Goal\nTried the new idea; it replied."),
+        Reply.text_reply("## Goal\nThe old idea, summarised with care."),
+    )
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        # "Summarize": the branch left (u3, a3) is summarised by the model, the summary becomes the leaf.
+        await open_tree_on(pilot, ids["a2"])
+        await choose_in_summary_dialog(pilot, downs=1)
+        summary = await wait_until(
+            pilot, lambda: store.leaf_id not in ids.values() and store.get(store.leaf_id), "the summary entry"
+        )
+        assert summary["type"] == "branch_summary" and summary["parentId"] == ids["a2"]
+        # pi records the attach point as fromId (reference pi-compaction, "fromId discrepancy").
+        assert "Tried the new idea" in summary["summary"] and summary["fromId"] == ids["a2"]
+        assert "new idea" in json.dumps(fake_openai.requests[0]["messages"])
+        await wait_until(pilot, lambda: screen.chat.query(BranchSummaryMessage), "the summary in the chat")
+        await wait_until(pilot, lambda: "old reply" in "".join(chat_texts(screen)), "the chat to reload")
+        # "Summarize with custom prompt": the instructions typed in the dialog reach the summarizer.
+        await open_tree_on(pilot, ids["a3"])
+        dialog = await choose_in_summary_dialog(pilot, downs=2)
+        await wait_until(pilot, lambda: dialog.editing, "the instructions editor")
+        await pilot.press(*"mention parsers", "enter")
+        await wait_until(
+            pilot, lambda: fake_openai.hit_count == 2 and store.leaf_id != summary["id"], "summary 2"
+        )
+        await wait_idle(pilot, app, lambda: True, "the navigation")
+        second = store.get(store.leaf_id)
+        assert second["type"] == "branch_summary" and second["parentId"] == ids["a3"]
+        assert "mention parsers" in json.dumps(fake_openai.requests[1]["messages"])
+        assert store.build_context().messages[-1]["role"] == "branchSummary"
+
+
+async def test_tree_pane_filters_search_fold_and_label(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    path, ids = branched_session(tmp_path)
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        view = screen.tree_pane.view
+        await open_tree_on(pilot, ids["a3"])
+        everything = [row.entry_id for row in view.selector.rows]
+        assert set(ids.values()) <= set(everything)
+        # Filters: user-only, then back to the default with the same key.
+        await pilot.press("ctrl+u")
+        assert {row.entry_id for row in view.selector.rows} == {ids["u1"], ids["u2"], ids["u3"]}
+        await wait_until(pilot, lambda: "new idea" in screen_text(app), "the filtered rows")
+        await pilot.press("ctrl+u")
+        assert [row.entry_id for row in view.selector.rows] == everything
+        # Search as you type, shown in the pane; Escape clears the query.
+        await pilot.press(*"old")
+        assert view.search_query == "old"
+        assert {row.entry_id for row in view.selector.rows} == {ids["u2"], ids["a2"]}
+        await wait_until(pilot, lambda: "Type to search: old" in screen_text(app), "the query line")
+        await pilot.press("escape")
+        assert view.search_query == "" and screen.tree_pane.display
+        # Fold the older branch at its branch point, then unfold it.
+        while view.selected_id != ids["u2"]:
+            await pilot.press("down")
+        await pilot.press("ctrl+left")
+        assert ids["a2"] not in [row.entry_id for row in view.selector.rows]
+        await pilot.press("ctrl+right")
+        assert ids["a2"] in [row.entry_id for row in view.selector.rows]
+        # Shift+L labels the selected entry; the label is stored and drawn.
+        await pilot.press("L")
+        await wait_until(pilot, lambda: isinstance(app.screen, LabelDialog), "the label dialog")
+        await pilot.press(*"checkpoint", "enter")
+        store = screen.agent.store
+        await wait_until(pilot, lambda: store.label_of(ids["u2"]) == "checkpoint", "the label entry")
+        assert store.entries[-1]["type"] == "label" and store.entries[-1]["targetId"] == ids["u2"]
+        await wait_until(
+            pilot, lambda: "[checkpoint] user: old idea" in screen_text(app), "the label in the tree"
+        )
+        # Escape with no query closes the pane and gives the prompt the focus.
+        view.focus()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not screen.tree_pane.display and screen.prompt.has_focus, "the close")
+
+
+# --- the compaction timeline ----------------------------------------------------------------------
+
+
+def timeline_text(app, screen) -> str:
+    region = screen.timeline.region
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strips[y].crop(region.x, region.right).text for y in range(region.y, region.bottom))
+
+
+async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai, keep_recent_tokens=1500))
+    store, ids = new_session(tmp_path, [(f"question {n}", f"answer {n}") for n in range(6)], chars=2000)
+    path = store.path
+    store.close()
+    fake_openai.queue(Reply.text_reply("## Goal\nA compact summary of six questions."))
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        assert screen.timeline.timeline.boundary_id is None
+        await type_prompt(pilot, "/compact keep the numbers")
+        await wait_idle(
+            pilot, app, lambda: screen.agent.store.get_branch()[-1]["type"] == "compaction", "the compaction"
+        )
+        store = screen.agent.store
+        compaction = store.get_branch()[-1]
+        assert compaction["type"] == "compaction" and "six questions" in compaction["summary"]
+        assert "keep the numbers" in json.dumps(fake_openai.requests[0]["messages"])
+        first_kept = compaction["firstKeptEntryId"]
+        assert first_kept in ids[1:]  # something was summarised, something kept
+        timeline = await wait_until(
+            pilot,
+            lambda: (
+                screen.timeline.timeline
+                if screen.timeline.timeline.compaction_id == compaction["id"]
+                else None
+            ),
+            "the timeline to show the compaction",
+        )
+        path_ids = [e["id"] for e in store.get_branch()]
+        assert timeline.boundary_id == first_kept
+        assert timeline.boundary_index == path_ids.index(first_kept)
+        assert [c.entry_id for c in timeline.compactions] == [compaction["id"]]
+        assert timeline.compactions[0].reason == "manual"
+        await wait_until(
+            pilot,
+            lambda: (
+                f"▼ {first_kept}" in timeline_text(app, screen)
+                or f"{first_kept} ▼" in timeline_text(app, screen)
+            ),
+            "the ▼ label at the boundary",
+        )
+        # The chat now starts with the compaction summary.
+        await wait_until(
+            pilot, lambda: "six questions" in chat_texts(screen)[0], "the summary first in the chat"
+        )
+
+
+def plan_json(path: Path, keep: int, reserve: int) -> dict:
+    """``kompakt plan FILE --json`` run in-process."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    with contextlib.redirect_stdout(out):
+        code = cli.main(
+            ["plan", str(path), "--json", "--keep-recent-tokens", str(keep), "--reserve-tokens", str(reserve)]
+        )
+        out.flush()
+    assert code == 0
+    return json.loads(out.buffer.getvalue())
+
+
+async def test_what_if_boundary_follows_keep_recent_and_matches_kompakt_plan(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai, keep_recent_tokens=3000))
+    store, ids = new_session(tmp_path, [(f"question {n}", f"answer {n}") for n in range(8)], chars=4000)
+    path = store.path
+    store.close()
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline = screen.timeline
+        timeline.focus()
+        await pilot.pause()
+        seen = []
+        for keys, keep in (((), 3000), (("minus",), 2000), (("plus", "plus", "plus"), 5000)):
+            await pilot.press(*keys)
+            await wait_until(
+                pilot,
+                lambda k=keep: timeline.timeline.what_if.keep_recent_tokens == k,
+                f"the what-if at {keep}",
+            )
+            what_if = timeline.timeline.what_if
+            expected = plan_json(path, keep, what_if.reserve_tokens)
+            assert what_if.first_kept_entry_id == expected["firstKeptEntryId"]
+            assert what_if.first_kept_entry_id in ids
+            seen.append(ids.index(what_if.first_kept_entry_id))
+            if keys:  # a nudged what-if shows its numbers in the status line
+                shown = f"◆ {format_tokens(keep)}/{format_tokens(what_if.reserve_tokens)}"
+                await wait_until(pilot, lambda s=shown: s in timeline_text(app, screen), "the status line")
+        # Less to keep moves the boundary later, more to keep moves it earlier; nothing was written.
+        assert seen[1] > seen[0] > seen[2]
+        assert not any(e["type"] == "compaction" for e in screen.agent.store.entries)
+        assert app.settings.compaction.keep_recent_tokens == 3000
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+async def test_settings_edit_and_save_through_f5(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    store, _ids = new_session(tmp_path, [("q", "a")])
+    path = store.path
+    store.close()
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        assert screen.timeline.timeline.threshold == CONTEXT_WINDOW - 16384
+        await pilot.press("f5")
+        settings = await wait_until(
+            pilot, lambda: app.screen if isinstance(app.screen, SettingsScreen) else None, "the settings"
+        )
+        field = settings.query_one("#setting-compaction-reserveTokens", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press(*"10000")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: "reserveTokens = 10000" in home.settings_file.read_text(), "the save")
+        text = home.settings_file.read_text()
+        assert SETTINGS_COMMENT in text and "# small, so short sessions compact" in text
+        await wait_until(pilot, lambda: app.settings.compaction.reserve_tokens == 10000, "the new settings")
+        assert screen.agent.settings.compaction.reserve_tokens == 10000
+        assert screen.timeline.timeline.threshold == CONTEXT_WINDOW - 10000
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, "the settings to close")
+        await wait_until(
+            pilot,
+            lambda: f"threshold {format_tokens(CONTEXT_WINDOW - 10000)}" in timeline_text(app, screen),
+            "the threshold to be redrawn",
+        )
+
+
+async def test_external_settings_edits_are_picked_up_and_invalid_files_ignored(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    store, _ids = new_session(tmp_path, [("q", "a")])
+    path = store.path
+    store.close()
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        app.run_worker(app._watch_settings(), group="settings-watch", exclusive=True, exit_on_error=False)
+        await pilot.pause()
+        home.settings_file.write_text(settings_toml(fake_openai, reserve_tokens=8000))
+        await wait_until(pilot, lambda: app.settings.compaction.reserve_tokens == 8000, "the reload")
+        assert screen.agent.settings.compaction.reserve_tokens == 8000
+        assert screen.timeline.timeline.threshold == CONTEXT_WINDOW - 8000
+        reloaded = [n for n in app.notes if n[0] == "Settings reloaded"]
+        assert reloaded and "compaction.reserveTokens 16384 → 8000" in reloaded[-1][1]
+        # An invalid file: an error names the file, line and reason; the last good settings stay.
+        home.settings_file.write_text('# broken\n[compaction]\nreserveTokens = "lots"\n')
+        await wait_until(pilot, lambda: app.settings_error is not None, "the error")
+        _title, text, severity = next(n for n in reversed(app.notes) if n[0] == "Settings not applied")
+        assert (
+            severity == "error"
+            and "settings.toml" in text
+            and "settings.toml:3: compaction.reserveTokens" in text
+        )
+        assert app.settings.compaction.reserve_tokens == 8000
+        assert screen.timeline.timeline.threshold == CONTEXT_WINDOW - 8000
+        # Fixing the file applies again.
+        home.settings_file.write_text(settings_toml(fake_openai, reserve_tokens=12000))
+        await wait_until(pilot, lambda: app.settings.compaction.reserve_tokens == 12000, "the fixed file")
+        assert app.settings_error is None and screen.timeline.timeline.threshold == CONTEXT_WINDOW - 12000
+
+
+# --- watch mode, sessions ------------------------------------------------------------------------
+
+
+async def test_watch_mode_shows_lines_appended_by_another_writer(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    writer, ids = new_session(tmp_path, [("first question", "first answer")])
+    app = make_app(home, Launch("watch", writer.path, tmp_path))
+    try:
+        async with app.run_test(size=SIZE, notifications=False) as pilot:
+            screen = await ready(pilot, app)
+            assert app.session.read_only and screen.prompt.disabled
+            assert len(screen.chat.message_widgets) == 2
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: screen.tree_pane.view.selector is not None, "the tree pane")
+            await pilot.pause(0.2)  # let the follower start watching (appends before it are read too)
+            user = writer.append_message(message(f.user("appended by pi")))
+            reply = writer.append_message(message(f.assistant("appended reply")))
+            await wait_until(
+                pilot, lambda: len(screen.chat.message_widgets) == 4, "the new messages in the chat"
+            )
+            assert "appended by pi" in chat_texts(screen)[2] and "appended reply" in chat_texts(screen)[3]
+            tree = screen.tree_pane.view.selector
+            await wait_until(pilot, lambda: reply["id"] in {r.entry_id for r in tree.rows}, "the tree rows")
+            assert user["id"] in {r.entry_id for r in tree.rows} and tree.leaf_id == reply["id"]
+            assert screen.timeline.timeline.path_length == 4
+            assert [s.entry_id for s in screen.timeline.timeline.segments][-1] == reply["id"]
+            assert ids[0] in {r.entry_id for r in tree.rows}
+    finally:
+        writer.close()
+
+
+async def test_new_and_resume_switch_sessions(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    store, _ids = new_session(tmp_path, [("resume me please", "resumed answer")])
+    first = store.path
+    store.close()
+    app = make_app(home, Launch("open", first, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        assert len(screen.chat.message_widgets) == 2
+        await type_prompt(pilot, "/new")
+        await wait_until(pilot, lambda: app.session.store.path != first, "a new session")
+        assert app.session.store.leaf_id is None and not app.session.read_only
+        await wait_until(pilot, lambda: not screen.chat.message_widgets, "an empty chat")
+        assert screen.agent.store is app.session.store
+        # The new session works: a prompt is answered and stored in it, not in the first one.
+        fake_openai.queue(Reply.text_reply("fresh answer"))
+        await type_prompt(pilot, "fresh start")
+        await wait_idle(pilot, app, lambda: assistant_texts(app.session.store), "the reply")
+        second = app.session.store.path
+        assert assistant_texts(app.session.store) == ["fresh answer"]
+        await type_prompt(pilot, "/resume")
+        picker = await wait_until(
+            pilot, lambda: app.screen if isinstance(app.screen, SessionPicker) else None, "the session picker"
+        )
+        await wait_until(pilot, lambda: {first, second} <= set(picker.visible_paths), "the session list")
+        await pilot.press(*"please")  # only the first session says it
+        await wait_until(pilot, lambda: picker.visible_paths == [first], "the filtered list")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.store.path == first, "the resumed session")
+        await wait_until(pilot, lambda: len(screen.chat.message_widgets) == 2, "the resumed chat")
+        assert "resume me please" in chat_texts(screen)[0]
+        assert screen.agent.store is app.session.store
+        assert "fresh answer" not in "".join(chat_texts(screen))
