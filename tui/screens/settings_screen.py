@@ -149,7 +149,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
         with Vertical(id="settings-dialog"):
             yield Static(Text("Settings"), id="settings-title")
             if self._preview is not None:
-                yield CompactionTimeline(id="settings-preview")
+                preview = CompactionTimeline(id="settings-preview")
+                # A picture of the edit, not a control: otherwise it takes the first focus, the footer
+                # shows its keys instead of the screen's, and +/- nudge it instead of editing a value.
+                preview.can_focus = False
+                yield preview
             with Horizontal(id="settings-target-bar"):
                 yield Label("Save to project file")
                 yield Switch(False, id="settings-target")
