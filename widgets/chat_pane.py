@@ -136,8 +136,8 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     EditRequested = ChatMessage.EditRequested
 
-    INITIAL_ITEMS = 60
-    INITIAL_LINES = 600
+    INITIAL_ITEMS = 16  # the first frame lays out every mounted widget: mount a few screens, backfill the rest
+    INITIAL_LINES = 80
     BACKFILL_ITEMS = 30
     BACKFILL_LINES = 300
     PRUNE_HIGH = 3000
