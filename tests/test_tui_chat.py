@@ -12,6 +12,7 @@ from textual.widgets import Markdown
 
 from tests import factories as f
 from tests.snap_apps.chat_app import every_kind_path
+from widgets import chunked_markdown
 from widgets.chat_messages import (
     AssistantMessage,
     BashMessage,
@@ -24,6 +25,7 @@ from widgets.chat_messages import (
     UserMessage,
 )
 from widgets.chat_pane import ChatPane
+from widgets.chunked_markdown import ChunkedMarkdown
 
 
 class ChatHost(App):
@@ -427,3 +429,127 @@ async def test_up_and_down_move_between_messages() -> None:
         await pilot.press("down")
         assert app.focused is second
         assert isinstance(app.focused, ChatMessage)
+
+
+CHUNKY_TEXT = (
+    "Intro paragraph with `inline code`.\n\n"
+    "```python\ndef first():\n\n    return 1\n```\n\n"
+    "- loose one\n\n- loose two\n  continued\n\n"
+    "A paragraph after the list.\n\n"
+    "## A heading\n\n"
+    "1. first\n\n2. second\n\n"
+    "Between.\n\n"
+    "> a quote\n> on two lines\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+    "Setext heading\n===\n\n"
+    "    indented code\n\n    after a blank line\n\n"
+    "Then a rule.\n\n"
+    "***\n\n"
+    "```\nfence right after a rule\n```\n\n"
+    "- outer\n  - inner\n\n"
+    "# Last heading\n\nClosing words.\n"
+)
+
+
+def deltas(text: str, size: int = 7) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+async def stream_reply(pilot: Any, pane: ChatPane, text: str) -> Any:
+    """Stream ``text`` in small deltas, pausing now and then so flushes land at many places."""
+    stream = pane.begin_assistant()
+    for n, delta in enumerate(deltas(text)):
+        await stream.append_text(delta)
+        if n % 5 == 0:
+            await pilot.pause(0.01)
+    markdown = stream.widget.query_one(ChunkedMarkdown)
+    for _ in range(200):
+        if markdown.source == text:
+            break
+        await pilot.pause(0.02)
+    await markdown.rendered()
+    await settle(pilot)
+    return stream
+
+
+async def test_reply_sealed_into_chunks_renders_like_the_reply_loaded_at_once(monkeypatch) -> None:
+    monkeypatch.setattr(chunked_markdown, "SEAL_CHARS", 1)  # seal at every boundary
+    final = f.assistant(CHUNKY_TEXT)["message"]
+    app = ChatHost(panes=2)
+    async with app.run_test(size=(160, 130)) as pilot:
+        streamed_pane, loaded_pane = app.query_one("#pane0", ChatPane), app.query_one("#pane1", ChatPane)
+        stream = await stream_reply(pilot, streamed_pane, CHUNKY_TEXT)
+        await loaded_pane.add_message(final)
+        await settle(pilot)
+        markdown = stream.widget.query_one(ChunkedMarkdown)
+        starts = [chunk.source[:3] for chunk in markdown.chunks]
+        assert not markdown.folds
+        # A chunk starts at each kind of block: the margins between them must come out the same.
+        assert starts == [
+            "Int",
+            "```",
+            "- l",
+            "## ",
+            "1. ",
+            "> a",
+            "| a",
+            "Set",
+            "   ",
+            "***",
+            "```",
+            "- o",
+            "Clo",
+        ]
+        loaded = widget_text(app, loaded_pane.message_widgets[0])
+        assert widget_text(app, stream.widget).splitlines()[1:] == loaded.splitlines()[1:]
+        await stream.finish(final)
+        await settle(pilot)
+        assert len(markdown.chunks) == len(starts)  # finished in place
+        assert widget_text(app, stream.widget) == loaded
+
+
+async def test_reference_definitions_render_the_finished_reply_as_one_document(monkeypatch) -> None:
+    monkeypatch.setattr(chunked_markdown, "SEAL_CHARS", 10)
+    text = "See [the docs] first.\n\nMore text here.\n\n[the docs]: https://example.com\n"
+    final = f.assistant(text)["message"]
+    app = ChatHost(panes=2)
+    async with app.run_test(size=(160, 30)) as pilot:
+        streamed_pane, loaded_pane = app.query_one("#pane0", ChatPane), app.query_one("#pane1", ChatPane)
+        stream = await stream_reply(pilot, streamed_pane, text)
+        markdown = stream.widget.query_one(ChunkedMarkdown)
+        assert len(markdown.chunks) > 1
+        await stream.finish(final)
+        await loaded_pane.add_message(final)
+        await settle(pilot)
+        assert len(markdown.chunks) == 1 and markdown.source == text
+        assert widget_text(app, stream.widget) == widget_text(app, loaded_pane.message_widgets[0])
+
+
+async def test_far_chunks_fold_and_come_back_when_scrolled_to(monkeypatch) -> None:
+    monkeypatch.setattr(chunked_markdown, "SEAL_CHARS", 200)
+    text = "".join(f"Paragraph {n} " + "word " * 30 + f"end {n}.\n\n" for n in range(60))
+    final = f.assistant(text)["message"]
+    app = ChatHost(panes=2)
+    async with app.run_test(size=(160, 24)) as pilot:
+        streamed_pane, loaded_pane = app.query_one("#pane0", ChatPane), app.query_one("#pane1", ChatPane)
+        stream = await stream_reply(pilot, streamed_pane, text)
+        await stream.finish(final)
+        await loaded_pane.add_message(final)
+        await settle(pilot)
+        markdown = stream.widget.query_one(ChunkedMarkdown)
+        assert markdown.folds and markdown.source == text
+        assert "Paragraph 0 " not in "".join(chunk.source for chunk in markdown.chunks)
+        # Folds keep the exact height: both panes scroll over the same lines.
+        assert streamed_pane.virtual_size.height == loaded_pane.virtual_size.height
+        for y in (0, streamed_pane.max_scroll_y // 2):
+            for pane in (streamed_pane, loaded_pane):
+                pane.scroll_to(y=y, animate=False, immediate=True)
+            await app.workers.wait_for_complete()
+            await settle(pilot)
+            assert widget_text(app, streamed_pane) == widget_text(app, loaded_pane)
+            if y == 0:
+                assert "Paragraph 0 " in widget_text(app, streamed_pane)  # unfolded again
+        await pilot.resize_terminal(120, 24)  # another width: every fold is rendered again
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert not markdown.folds and markdown.source == text

@@ -4,6 +4,7 @@ The lead's async worker calls ``append_text`` / ``append_thinking`` for deltas, 
 ``tool_call_args`` while a tool call streams, and ``finish`` with the final message. Text goes through
 Textual's ``MarkdownStream`` (which batches fragments that arrive faster than they render); every call
 waits until the reply's widget is mounted, so the first delta may come straight after ``begin_assistant``.
+Long text is split into sealed Markdown chunks on the way (see :mod:`widgets.chunked_markdown`).
 """
 
 from __future__ import annotations

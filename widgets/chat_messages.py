@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from markdown_it import MarkdownIt
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,11 +21,11 @@ from textual.events import Click
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
 from tui.session.display import content_text, tool_call_label
 from tui.session.entries import Message
+from widgets.chunked_markdown import ChatMarkdown, ChunkedMarkdown
 from widgets.safe_text import sanitize
 from widgets.stream_text import StreamSanitizer
 
@@ -84,22 +83,6 @@ def _format_args(args: Any) -> str:
         return args[:ARGS_CHARS]
     shown = json.dumps(args, indent=2, ensure_ascii=False, default=str)
     return shown if len(shown) <= ARGS_CHARS else shown[:ARGS_CHARS] + "\n…"
-
-
-def _no_html_parser() -> MarkdownIt:
-    # Inline HTML from a model is shown as text, not silently dropped.
-    return MarkdownIt("gfm-like", {"html": False})
-
-
-class ChatMarkdown(Markdown):
-    """Markdown of sanitised model text; HTML is literal text."""
-
-    DEFAULT_CSS = """
-    ChatMarkdown { layout: stream; margin: 0; padding: 0; background: transparent; }
-    """
-
-    def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
-        super().__init__(markdown, classes=classes, parser_factory=_no_html_parser)
 
 
 class _Affordance(Static):
@@ -285,18 +268,23 @@ class ThinkingBlock(Collapsible):
     """
 
     def __init__(self, text: str = "") -> None:
-        self.markdown = ChatMarkdown(text)
+        self.markdown = ChunkedMarkdown(text)
         super().__init__(self.markdown, title=Content("Thinking"), collapsed=True)
+
+
+def part_markdown(widget: Widget) -> ChunkedMarkdown:
+    """The Markdown of a text or thinking part."""
+    markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
+    assert isinstance(markdown, ChunkedMarkdown)
+    return markdown
 
 
 class _OpenPart:
     """The text or thinking part a reply is streaming into, with deltas waiting for the next flush."""
 
     def __init__(self, widget: Widget) -> None:
-        markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
-        assert isinstance(markdown, Markdown)
         self.widget = widget
-        self.stream: MarkdownStream = Markdown.get_stream(markdown)
+        self.markdown = part_markdown(widget)
         self.sanitizer = StreamSanitizer()
         self.pending: list[str] = []
         self.timer: Timer | None = None
@@ -356,7 +344,7 @@ class AssistantMessage(ChatMessage):
 
     def _part_widget(self, kind: str, payload: Any) -> Widget:
         if kind == "text":
-            return ChatMarkdown(sanitize(payload), classes="message--body")
+            return ChunkedMarkdown(sanitize(payload), classes="message--body")
         if kind == "thinking":
             return ThinkingBlock(sanitize(payload))
         call_id = str(payload.get("id"))
@@ -382,6 +370,12 @@ class AssistantMessage(ChatMessage):
         view = self.tool_view(call_id)
         if view is not None:
             view.set_result(result)
+
+    def reveal_folds(self) -> None:
+        """Unfold long streamed text near the screen again (the chat pane calls this on scroll)."""
+        for kind, widget in self._parts:
+            if kind != "tool":
+                part_markdown(widget).reveal()
 
     # Streaming -----------------------------------------------------------------------------------
 
@@ -415,7 +409,7 @@ class AssistantMessage(ChatMessage):
         if open_part.pending:
             text = "".join(open_part.pending)
             open_part.pending.clear()
-            await open_part.stream.write(text)
+            await open_part.markdown.write(text)
 
     async def _close_stream(self) -> None:
         open_part, self._open = self._open, None
@@ -425,8 +419,8 @@ class AssistantMessage(ChatMessage):
             open_part.timer.stop()
         rest = "".join(open_part.pending) + open_part.sanitizer.flush()
         if rest:
-            await open_part.stream.write(rest)
-        await open_part.stream.stop()
+            await open_part.markdown.write(rest)
+        await open_part.markdown.stop()
 
     async def start_tool_call(self, call_id: str, name: str) -> ToolCallView:
         await self._close_stream()
@@ -462,17 +456,13 @@ class AssistantMessage(ChatMessage):
         if isinstance(widget, ToolCallView):
             widget.set_call(str(payload.get("name", "")), payload.get("arguments"))
             return
-        markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
-        assert isinstance(markdown, Markdown)
-        clean = sanitize(payload)
-        if markdown.source != clean:
-            await markdown.update(clean)
+        await part_markdown(widget).finalize(sanitize(payload))
 
     async def on_unmount(self) -> None:
         if self._open is not None:
             if self._open.timer is not None:
                 self._open.timer.stop()
-            await self._open.stream.stop()
+            await self._open.markdown.close()
             self._open = None
 
 
