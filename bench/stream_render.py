@@ -16,9 +16,9 @@ import random
 import time
 
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown
 
 from widgets.chat_pane import ChatPane
+from widgets.chunked_markdown import ChunkedMarkdown
 
 WORDS = [
     "the",
@@ -84,11 +84,10 @@ async def run(count: int, rate: float) -> None:
             written = due
             await asyncio.sleep(0.001)
         last_write = time.perf_counter()
-        markdown = stream.widget.query_one(Markdown)
+        markdown = stream.widget.query_one(ChunkedMarkdown)
         while markdown.source != sent:
             await asyncio.sleep(0.001)
-        async with markdown.lock:  # the last append has parsed and mounted its blocks
-            pass
+        await markdown.rendered()  # the last append has parsed and mounted its blocks
         await next_refresh(app)
         lag = time.perf_counter() - last_write
         streamed_ok = markdown.source == sent
@@ -97,13 +96,16 @@ async def run(count: int, rate: float) -> None:
         await stream.finish(final)
         await next_refresh(app)
         finish_time = time.perf_counter() - finish_start
-        final_ok = stream.widget.query_one(Markdown).source == sent
+        final_ok = stream.widget.query_one(ChunkedMarkdown).source == sent
+        folded = len(markdown.folds)
+        chunks = len(markdown.chunks) + folded
     duration = last_write - start
     print(f"tokens:            {len(tokens):,} ({len(sent.encode()):,} bytes)")
     print(f"producer:          {duration:.2f} s ({len(tokens) / duration:,.0f} tok/s, target {rate:,.0f})")
     print(f"lag at the end:    {lag * 1000:.0f} ms (target < 250 ms)")
     print(f"finish():          {finish_time * 1000:.0f} ms")
     print(f"identical text:    streamed {streamed_ok}, after finish {final_ok}")
+    print(f"markdown chunks:   {chunks} ({folded} folded off-screen)")
 
 
 def main() -> None:
