@@ -544,3 +544,19 @@ async def test_update_settings_applies_to_the_next_operations(tmp_path: Path, fa
     assert session.provider.retry.max_retries == 7
     assert session.tool_context.approval["bash"] == "deny"
     assert session.settings is changed
+
+
+async def test_head_tail_strategy_compacts_on_its_own_trigger(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """The server under-reports usage, so pi's rule never fires; head-tail's estimate-based trigger does."""
+    window = 12_000
+    for strategy, expected in (("keep-recent", 0), ("head-tail", 1)):
+        settings = compaction_settings(fake_openai, window, strategy=strategy, reserveTokens=1000)
+        session = make_session(tmp_path / strategy, settings, summarize=fake_summarize)
+        for i in range(5):
+            fake_openai.queue(Reply.text_reply(f"answer {i} " + "words " * 900, usage=(100, 5)))
+            await session.prompt(f"question {i} " + "detail " * 900)
+        assert len(compactions(session)) >= expected, strategy
+        if expected == 0:
+            assert compactions(session) == []
+        else:
+            assert compactions(session)[0]["details"]["kompakt"]["strategy"] == "head-tail"

@@ -56,7 +56,7 @@ from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
-from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session
+from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session, compaction_due
 from tui.compaction.errors import CompactionCancelled
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_sources import provider_summarize_fn
@@ -64,7 +64,6 @@ from tui.compaction.tokens import (
     assistant_usage,
     calculate_context_tokens,
     estimate_context_tokens,
-    should_compact,
     sum_tokens,
 )
 from tui.config.model import Settings
@@ -438,7 +437,8 @@ class AgentSession:
         else:
             after = next((i + 1 for i, m in enumerate(messages) if m is message), len(messages))
             tokens = calculate_context_tokens(message.get("usage") or {}) + sum_tokens(messages[after:])
-        if not should_compact(tokens, window, config.reserve_tokens):
+        # keep-recent: pi's rule on these tokens; head-tail: Hermes's trigger on its own estimate.
+        if not compaction_due(self.store.get_branch(), self.settings, window, tokens):
             return None
         result = await self._auto_compact("threshold", will_retry=False)
         if (
