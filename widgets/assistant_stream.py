@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from tui.session.entries import Message
+from widgets import gc_pause
 from widgets.chat_messages import AssistantMessage
 
 
@@ -30,6 +31,7 @@ class AssistantStream:
         self._register_call = register_call
         self._on_finish = on_finish
         self.finished = False
+        gc_pause.pause()
 
     async def _ready(self) -> None:
         if self._mounted is not None:
@@ -63,4 +65,10 @@ class AssistantStream:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 self._register_call(str(block.get("id")))
         self._on_finish(message, entry_id)
-        self.finished = True
+        self.close()
+
+    def close(self) -> None:
+        """End the stream (done by :meth:`finish`; the pane also closes a stream left open)."""
+        if not self.finished:
+            self.finished = True
+            gc_pause.resume()

@@ -136,7 +136,9 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     EditRequested = ChatMessage.EditRequested
 
-    INITIAL_ITEMS = 16  # the first frame lays out every mounted widget: mount a few screens, backfill the rest
+    INITIAL_ITEMS = (
+        16  # the first frame lays out every mounted widget: mount a few screens, backfill the rest
+    )
     INITIAL_LINES = 80
     BACKFILL_ITEMS = 30
     BACKFILL_LINES = 300
@@ -151,6 +153,7 @@ Messages of the current branch. Scroll to the top to load older messages.
         self._calls: dict[str, int] = {}
         self._loading = False
         self._bar = LoadMoreBar()
+        self._stream: AssistantStream | None = None
 
     @property
     def first_loaded(self) -> int:
@@ -167,6 +170,10 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     def compose(self) -> ComposeResult:
         yield self._bar
+
+    def on_unmount(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
 
     def on_mount(self) -> None:
         self._bar.show_count(0)
@@ -297,6 +304,8 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     def begin_assistant(self) -> AssistantStream:
         """Start a streaming assistant reply at the bottom of the log."""
+        if self._stream is not None:
+            self._stream.close()  # a reply that never finished (an error upstream) must not pin GC off
         item = ChatItem({"role": "assistant", "content": []})
         index = len(self._items)
         self._items.append(item)
@@ -310,7 +319,8 @@ Messages of the current branch. Scroll to the top to load older messages.
             item.message, item.entry_id = message, entry_id
 
         self.call_after_refresh(self.prune)
-        return AssistantStream(widget, self.mount(widget), register_call, on_finish)
+        self._stream = AssistantStream(widget, self.mount(widget), register_call, on_finish)
+        return self._stream
 
     async def begin_moa(self, models: Sequence[str], aggregator: str) -> MoaGroup:
         """Show a Mixture-of-Agents group with every reference waiting; feed it the MoA events."""
