@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
 from rich.style import Style
 from textual import work
@@ -90,17 +91,39 @@ def _short_time(timestamp: str) -> str:
 
 
 class _Line:
-    """A row being assembled cell by cell: plain text with a style per character."""
+    """A row being assembled cell by cell: plain text with a style per character.
+
+    Every cell also records what holds it: nothing, a bracket dash (which the keep label may cover) or
+    a mark or text that nothing may overwrite, so labels go where they hide no marker.
+    """
+
+    EMPTY, DASH, SOLID = 0, 1, 2
 
     def __init__(self, width: int, style: Style) -> None:
         self.chars = [" "] * width
         self.styles = [style] * width
+        self.holds = [self.EMPTY] * width
 
-    def put(self, column: int, text: str, style: Style) -> None:
+    def put(self, column: int, text: str, style: Style, hold: int = SOLID) -> None:
         for offset, char in enumerate(text):
             if 0 <= column + offset < len(self.chars):
                 self.chars[column + offset] = char
                 self.styles[column + offset] = style
+                self.holds[column + offset] = hold
+
+    def place(self, text: str, style: Style, columns: Sequence[int], allowed: int = EMPTY) -> bool:
+        """Write ``text`` at the first of ``columns`` where it fits on the row and covers nothing above
+        ``allowed``, with a cell either side that holds nothing above ``allowed`` either (so text never
+        touches a mark)."""
+        width = len(self.chars)
+        for column in columns:
+            if column < 0 or column + len(text) > width:
+                continue
+            around = self.holds[max(0, column - 1) : min(width, column + len(text) + 1)]
+            if all(hold <= allowed for hold in around):
+                self.put(column, text, style)
+                return True
+        return False
 
     def strip(self) -> Strip:
         segments: list[RichSegment] = []
@@ -113,9 +136,20 @@ class _Line:
 
 
 def _text_strip(parts: Sequence[tuple[str, Style]], width: int, base: Style) -> Strip:
-    """Styled text parts on one row, cropped or padded to ``width``."""
-    segments = [RichSegment(text, style) for text, style in parts if text]
-    return Strip(segments).crop_extend(0, width, base)
+    """Styled text parts on one row, padded to ``width``; what does not fit ends with an ellipsis."""
+    strip = Strip([RichSegment(text, style) for text, style in parts if text])
+    if strip.cell_length > width:
+        cropped = list(strip.crop(0, max(0, width - 1)))
+        strip = Strip([*cropped, RichSegment("…", cropped[-1].style if cropped else base)])
+    return strip.crop_extend(0, width, base)
+
+
+def _fitted(variants: Sequence[Sequence[tuple[str, Style]]], width: int, base: Style) -> Strip:
+    """The first variant (fullest first) that fits in ``width``; the last one, ellipsised, if none does."""
+    for parts in variants:
+        if sum(cell_len(text) for text, _style in parts) <= width:
+            return _text_strip(parts, width, base)
+    return _text_strip(variants[-1], width, base)
 
 
 class CompactionTimeline(Widget, can_focus=True):
@@ -496,16 +530,14 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         assert timeline is not None
         what_if = timeline.what_if
         line = _Line(layout.width, base)
+        # Marks first, each in its own cell; the labels then go where they cover none of them.
         span = what_if.keep_span
         start, end = layout.column(span.start), layout.column(span.end - 1)
         keep_style = self._style("keep")
         if end > start:
-            line.put(start, "├" + "─" * (end - start - 1) + "┤", keep_style)
-            label = f" keep {format_tokens(what_if.keep_recent_tokens)} "
-            if what_if.strategy == STRATEGY_HEAD_TAIL:
-                label = f" tail {format_tokens(span.keep_tokens)} "
-            if end - start - 1 >= len(label) + 2:
-                line.put(start + (end - start + 1 - len(label)) // 2, label, keep_style)
+            line.put(start, "├", keep_style)
+            line.put(start + 1, "─" * (end - start - 1), keep_style, _Line.DASH)
+            line.put(end, "┤", keep_style)
         else:
             line.put(start, "│", keep_style)
         if timeline.threshold < layout.extent:
@@ -520,53 +552,97 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             line.put(layout.column(what_if.position), "◆", self._style("ghost"))
         if timeline.boundary_index is not None and timeline.boundary_id:
             column = layout.column(timeline.positions[timeline.boundary_index])
-            label = sanitize(timeline.boundary_id)[:12]
-            style = self._style("boundary")
-            if column + 2 + len(label) <= layout.width:
-                line.put(column, f"▼ {label}", style)
-            else:
-                line.put(max(0, column - len(label) - 1), f"{label} ▼", style)
+            line.put(column, "▼", self._style("boundary"))
+            self._place_boundary_label(line, column, sanitize(timeline.boundary_id)[:12])
+        if end > start:
+            self._place_keep_label(line, start, end)
         return line.strip()
 
+    def _place_boundary_label(self, line: _Line, column: int, label: str) -> None:
+        """The boundary id right of ▼, else left of it, else shortened with an ellipsis."""
+        style = self._style("boundary")
+        for length in range(len(label), min(len(label), 4) - 1, -1):
+            text = label if length == len(label) else label[: length - 1] + "…"
+            if line.place(text, style, (column + 2, column - 1 - length)):
+                return
+
+    def _place_keep_label(self, line: _Line, start: int, end: int) -> None:
+        """The bracket's budget inside it, nearest the middle and clear of the ◆, else just outside it."""
+        timeline = self._timeline
+        assert timeline is not None
+        what_if = timeline.what_if
+        if what_if.strategy == STRATEGY_HEAD_TAIL:
+            text = f"tail {format_tokens(what_if.keep_span.keep_tokens)}"
+        else:
+            text = f"keep {format_tokens(what_if.keep_recent_tokens)}"
+        inside = f" {text} "
+        middle = start + (end - start + 1 - len(inside)) // 2
+        # Inside, at least one dash must stay on either side of the label.
+        columns = sorted(range(start + 2, end - len(inside)), key=lambda c: abs(c - middle))
+        if not line.place(inside, self._style("keep"), columns, allowed=_Line.DASH):
+            line.place(text, self._style("keep"), (start - 1 - len(text), end + 2))
+
     def _status_row(self, timeline: Timeline, width: int, base: Style) -> Strip:
-        muted = self._style("muted")
-        parts: list[tuple[str, Style]] = []
+        """Usage, threshold, streaming and the what-if, shortened part by part until the row fits."""
+        muted, ghost = self._style("muted"), self._style("ghost")
+        busy: list[tuple[str, Style]] = []
         if self._compacting is not None:
             reason, started = self._compacting
             elapsed = max(0.0, time.monotonic() - started)
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
-            parts.append(
-                (
-                    f"{frame} compacting ({sanitize(reason)}) {elapsed:.1f}s · esc to cancel · ",
-                    self._style("busy"),
-                )
-            )
-        parts.append(
-            (
-                f"{format_tokens(timeline.context_tokens)} / {format_tokens(timeline.context_window)} "
-                f"({timeline.percent:.0f}%)",
-                self._style("title"),
-            )
+            text = f"{frame} compacting ({sanitize(reason)}) {elapsed:.1f}s · esc to cancel · "
+            busy.append((text, self._style("busy")))
+        usage = (
+            f"{format_tokens(timeline.context_tokens)} / {format_tokens(timeline.context_window)} "
+            f"({timeline.percent:.0f}%)",
+            self._style("title"),
         )
-        parts.append((f" · threshold {format_tokens(timeline.what_if.threshold)}", muted))
-        if self._streaming_tokens:
-            parts.append((f" · +{format_tokens(self._streaming_tokens)} streaming", muted))
+        limit = format_tokens(timeline.what_if.threshold)
+        streaming = format_tokens(self._streaming_tokens)
+        long_ghost, short_ghost = self._ghost_texts(timeline)
+
+        def variant(threshold: str | None, stream: str | None, what_if: str) -> list[tuple[str, Style]]:
+            parts = [*busy, usage]
+            if threshold is not None:
+                parts.append((threshold, muted))
+            if stream is not None and self._streaming_tokens:
+                parts.append((stream, muted))
+            return [*parts, (what_if, ghost)]
+
+        # Fullest first: the what-if's wording goes first, then the words of the threshold and the
+        # streaming tail, then the threshold itself, then the tail.
+        return _fitted(
+            [
+                variant(f" · threshold {limit}", f" · +{streaming} streaming", long_ghost),
+                variant(f" · threshold {limit}", f" · +{streaming} streaming", short_ghost),
+                variant(f" · ┃{limit}", f" · +{streaming} streaming", short_ghost),
+                variant(f" · ┃{limit}", f" · +{streaming}", short_ghost),
+                variant(None, f" · +{streaming}", short_ghost),
+                variant(None, None, short_ghost),
+            ],
+            width,
+            base,
+        )
+
+    def _ghost_texts(self, timeline: Timeline) -> tuple[str, str]:
+        """The what-if in words, and as ``◆ −summarised/+kept``."""
         what_if = timeline.what_if
-        ghost = " · ◆ "
+        prefix = " · ◆ "
         if self._what_if is not None:
             # The proposed keep/reserve, so a nudge shows its numbers even at 80 columns.
-            ghost += f"{format_tokens(what_if.keep_recent_tokens)}/{format_tokens(what_if.reserve_tokens)}: "
+            prefix += f"{format_tokens(what_if.keep_recent_tokens)}/{format_tokens(what_if.reserve_tokens)}: "
         if what_if.strategy == STRATEGY_HEAD_TAIL:
-            ghost += "head-tail: "
+            prefix += "head-tail: "
         if what_if.skip_message:
-            ghost += "nothing to compact"
-        else:
-            summarise = what_if.summarise_tokens + what_if.turn_prefix_tokens
-            ghost += f"would summarise {format_tokens(summarise)}, keep {format_tokens(what_if.kept_tokens)}"
-            if what_if.head_tokens:
-                ghost += f" + head {format_tokens(what_if.head_tokens)}"
-        parts.append((ghost, self._style("ghost")))
-        return _text_strip(parts, width, base)
+            return prefix + "nothing to compact", prefix + "nothing to compact"
+        summarise = format_tokens(what_if.summarise_tokens + what_if.turn_prefix_tokens)
+        kept = format_tokens(what_if.kept_tokens)
+        long = f"{prefix}would summarise {summarise}, keep {kept}"
+        short = f"{prefix}−{summarise}/+{kept}"
+        if what_if.head_tokens:
+            long += f" + head {format_tokens(what_if.head_tokens)}"
+            short += f" +head {format_tokens(what_if.head_tokens)}"
+        return long, short
 
     def _panel_rows(self, timeline: Timeline, width: int, base: Style) -> list[Strip]:
         muted = self._style("muted")
@@ -637,8 +713,10 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                     muted,
                 )
             ]
-        keys_row = [
-            ("+ - < > keep · [ ] { } reserve · s strategy · r reset · enter compact now · b go to ▼", muted)
+        keys = "+ - < > keep · [ ] { } reserve · s strategy · r reset"
+        keys_rows = [
+            [(f"{keys} · enter compact now · b go to ▼", muted)],
+            [(f"{keys} · ⏎ compact · b ▼", muted)],
         ]
         rows = [
             _text_strip(legend, width, base),
@@ -646,7 +724,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             _text_strip(settings_row, width, base),
             _text_strip(cut_row, width, base),
             _text_strip(figures_row, width, base),
-            _text_strip(keys_row, width, base),
+            _fitted(keys_rows, width, base),
         ]
         past = timeline.compactions
         rows.append(_text_strip([(f"Past compactions ({len(past)}), newest first", title)], width, base))
