@@ -1,17 +1,20 @@
-"""The session tree pane: title, key hints, search line, the tree list, its footer and the entry detail.
+"""The session tree pane: title and ``(i/n)`` footer, key hints, search line, the tree list and the entry detail.
 
 :class:`SessionTreePane` hosts a :class:`~widgets.session_tree.SessionTreeView` and an
 :class:`~widgets.entry_detail.EntryDetail` side by side when there is room, and stacked when the
-pane is narrow. It works as a toggleable side pane in the main screen and inside the full-screen
-``/tree`` screen. The view's messages (``NavigateRequested``, ``LabelRequested``, ``Closed``,
-``Highlighted``) bubble through it unchanged; the pane only keeps its own chrome in step.
+pane is narrow, with the detail's height capped so the list keeps most of a short terminal. The
+key hints take one row, in the longest wording that fits. It works as a toggleable side pane in the
+main screen and inside the full-screen ``/tree`` screen. The view's messages (``NavigateRequested``,
+``LabelRequested``, ``Closed``, ``Highlighted``) bubble through it unchanged; the pane only keeps its
+own chrome in step.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Container, Vertical
+from textual.containers import Container, Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Size
 from textual.timer import Timer
@@ -23,7 +26,16 @@ from widgets.entry_detail import EntryDetail
 from widgets.session_tree import SessionTreeView
 
 NARROW_WIDTH = 100  # below this the detail panel goes under the list
-HINT = "↑/↓ move · ←/→ page · ^←/^→ fold/branch · ⇧L label · ^D/^T/^U/^L/^A filters (^O/⇧^O cycle) · Enter go"
+# The key hints, longest first; the pane shows the first that fits on one row (F1 has the rest).
+HINTS = (
+    "↑/↓ move · ←/→ page · ^←/^→ fold/branch · ⇧L label · ^D/^T/^U/^L/^A filters (^O/⇧^O cycle) · Enter go",
+    "↑↓ move · ←→ page · ^←^→ fold · ⇧L label · ^D^T^U^L^A filters · F1 help",
+    "↑↓ move · ←→ page · ^←^→ fold · ⇧L label · F1 help",
+    "↑↓ ←→ ^←^→ ⇧L ^D^T^U^L^A · F1 help",
+)
+MIN_TREE_ROWS = 12  # a stacked detail panel never squeezes the list below this many rows
+MIN_DETAIL_ROWS = 4  # … nor shrinks below this (its border and three lines)
+DETAIL_SHARE = 0.4  # the stacked detail's height as a share of the body, when there is room
 
 
 class SessionTreePane(Vertical):
@@ -33,17 +45,18 @@ class SessionTreePane(Vertical):
 
     DEFAULT_CSS = """
     SessionTreePane { height: 1fr; background: $surface; }
-    SessionTreePane > #tree-title { text-style: bold; padding: 0 1; }
-    SessionTreePane > #tree-hint { color: $text-muted; padding: 0 1; height: auto; }
+    SessionTreePane > #tree-header { height: 1; padding: 0 1; }
+    SessionTreePane #tree-title { width: 1fr; text-style: bold; }
+    SessionTreePane #tree-footer { width: auto; color: $text-muted; }
+    SessionTreePane > #tree-hint { color: $text-muted; padding: 0 1; height: 1; text-wrap: nowrap;
+        text-overflow: ellipsis; }
     SessionTreePane > #tree-search { padding: 0 1; border-bottom: solid $foreground 20%; }
     SessionTreePane > #tree-body { layout: horizontal; height: 1fr; }
     SessionTreePane.-narrow > #tree-body { layout: vertical; }
     SessionTreePane #tree-view { width: 1fr; height: 1fr; }
     SessionTreePane #tree-detail { width: 45%; height: 1fr; border-left: solid $foreground 20%; }
-    SessionTreePane.-narrow #tree-detail { width: 1fr; height: 40%; border-left: none;
+    SessionTreePane.-narrow #tree-detail { width: 1fr; border-left: none;
         border-top: solid $foreground 20%; }
-    SessionTreePane > #tree-footer { color: $text-muted; padding: 0 1; border-top: solid $foreground 20%;
-        height: 2; }
     """
 
     detail_delay: float = 0.08
@@ -55,17 +68,21 @@ class SessionTreePane(Vertical):
         self.detail = EntryDetail(id="tree-detail")
         self._search = Static(self._search_content(""), id="tree-search", markup=False)
         self._footer = Static("(0/0)", id="tree-footer", markup=False)
+        self._hint = Static(HINTS[0], id="tree-hint", markup=False)
+        self._body = Container(id="tree-body")
+        self._detail_rows: int | None = None
         self._detail_timer: Timer | None = None
         self._pending_detail: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Session Tree", id="tree-title", markup=False)
-        yield Static(HINT, id="tree-hint", markup=False)
+        with Horizontal(id="tree-header"):
+            yield Static("Session Tree", id="tree-title", markup=False)
+            yield self._footer
+        yield self._hint
         yield self._search
-        with Container(id="tree-body"):
+        with self._body:
             yield self.view
             yield self.detail
-        yield self._footer
 
     # --- public API (delegates to the view) ---------------------------------------------------
     def set_session(
@@ -127,5 +144,23 @@ class SessionTreePane(Vertical):
         # Decided at every layout, not on Resize: a pane shown with display=True during a scroll-only
         # reflow gets no Resize event, and then kept the side-by-side layout at 54 columns.
         if size.width:
-            self.set_class(size.width < NARROW_WIDTH, "-narrow")
+            narrow = size.width < NARROW_WIDTH
+            self.set_class(narrow, "-narrow")
+            room = size.width - self.styles.gutter.width - self._hint.styles.gutter.width
+            hint = next((h for h in HINTS if cell_len(h) <= room), HINTS[-1])
+            if self._hint.content != hint:
+                self._hint.update(hint, layout=False)
+            self._size_detail(narrow, size.height)
         return super()._size_updated(size, virtual_size, container_size, layout)
+
+    def _size_detail(self, narrow: bool, height: int) -> None:
+        """Stacked, the detail takes its share of the body but leaves the list ``MIN_TREE_ROWS`` rows."""
+        rows = None  # beside the list: the stylesheet's full height
+        if narrow:
+            chrome = sum(child.outer_size.height for child in self.children if child is not self._body)
+            body = height - chrome
+            rows = max(MIN_DETAIL_ROWS, min(round(body * DETAIL_SHARE), body - MIN_TREE_ROWS))
+        # Only on a change: every assignment asks for another layout, which comes back here.
+        if rows != self._detail_rows:
+            self._detail_rows = rows
+            self.detail.styles.height = rows
