@@ -115,7 +115,7 @@ class ChatMessage(Vertical, can_focus=True):
         height: auto; margin: 0 0 1 0; padding: 0 1; border-left: wide $panel;
         &:focus { border-left: wide $accent; background: $boost; }
         & > .message--header { height: 1; }
-        & > .message--header > .message--title { width: 1fr; text-style: bold; }
+        & > .message--header > .message--title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
         & .message--body { height: auto; }
         & .message--notice { color: $warning; }
         & .message--error { color: $error; }
