@@ -604,3 +604,31 @@ async def test_new_and_resume_switch_sessions(tmp_path, monkeypatch, fake_openai
         assert "resume me please" in chat_texts(screen)[0]
         assert screen.agent.store is app.session.store
         assert "fresh answer" not in "".join(chat_texts(screen))
+
+
+async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    fake_openai.queue(Reply.text_reply("first answer"), Reply.text_reply("answer to the edit"))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "original question")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the first reply")
+        store = screen.agent.store
+        original = store.get_branch()[0]
+        user_widget = next(w for w in screen.chat.message_widgets if isinstance(w, UserMessage))
+        assert user_widget.entry_id == original["id"]  # live messages carry their entry id
+        user_widget.focus()
+        await pilot.press("e")
+        await wait_until(pilot, lambda: screen.prompt.text == "original question", "the text in the prompt")
+        assert store.leaf_id is None and screen.chat.message_widgets == []
+        screen.prompt.text = "edited question"
+        await pilot.press("enter")
+        await wait_idle(
+            pilot, app, lambda: "answer to the edit" in assistant_texts(store), "the second reply"
+        )
+        assert len(store.tree.roots) == 2  # the original conversation is still there, beside the new one
+        assert next(
+            e["message"]["content"][0]["text"] for e in store.get_branch() if e["type"] == "message"
+        ) == ("edited question")

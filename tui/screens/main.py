@@ -428,7 +428,9 @@ class MainScreen(Screen[None]):
         elif role == "toolResult":
             await self.chat.add_tool_result(event.message, event.entry_id)
         else:
-            await self.chat.add_message(event.message)
+            # The entry (not just its message) gives the widget its id, for edit-and-resend.
+            entry = self.agent.store.tree.by_id.get(event.entry_id) if self.agent else None
+            await self.chat.add_message(entry or event.message)
         self._after_store_change()
 
     async def _compaction_end(self, event: Any) -> None:
@@ -451,6 +453,27 @@ class MainScreen(Screen[None]):
                 event.error_message or "Compaction failed.", title="Compaction failed", severity="error"
             )
         self._after_store_change()
+
+    @on(ChatPane.EditRequested)
+    async def _edit_requested(self, event: ChatPane.EditRequested) -> None:
+        """Edit and resend: branch off just before that user message and put its text in the prompt."""
+        event.stop()
+        if self.agent is None or event.entry_id is None or self.kapp.session.read_only:
+            return
+        if self.agent.is_busy:
+            self.notify("Wait for the reply to finish (or press Esc) before editing.", severity="warning")
+            return
+        store = self.agent.store
+        parent = store.tree.parent_of(event.entry_id)
+        if parent is None:
+            store.reset_leaf()
+        else:
+            store.branch(parent)
+        await self.chat.load_messages(chat_entries(store))
+        self.prompt.text = event.text
+        self.prompt.focus()
+        self._after_store_change()
+        self.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")
 
     # --- the tree -----------------------------------------------------------------------------
     def action_toggle_tree(self) -> None:
