@@ -10,7 +10,7 @@ assistant text goes through Markdown, which builds plain content and parses no i
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -25,9 +25,11 @@ from textual.widgets import Collapsible, Static
 
 from tui.session.display import content_text, tool_call_label
 from tui.session.entries import Message
-from widgets.chunked_markdown import ChatMarkdown, ChunkedMarkdown
 from widgets.safe_text import sanitize
 from widgets.stream_text import StreamSanitizer
+
+if TYPE_CHECKING:
+    from widgets.chunked_markdown import ChunkedMarkdown
 
 OUTPUT_LINES = 40
 OUTPUT_CHARS = 4000
@@ -268,12 +270,16 @@ class ThinkingBlock(Collapsible):
     """
 
     def __init__(self, text: str = "") -> None:
+        from widgets.chunked_markdown import ChunkedMarkdown  # markdown-it loads with the first message
+
         self.markdown = ChunkedMarkdown(text)
         super().__init__(self.markdown, title=Content("Thinking"), collapsed=True)
 
 
 def part_markdown(widget: Widget) -> ChunkedMarkdown:
     """The Markdown of a text or thinking part."""
+    from widgets.chunked_markdown import ChunkedMarkdown
+
     markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
     assert isinstance(markdown, ChunkedMarkdown)
     return markdown
@@ -344,6 +350,8 @@ class AssistantMessage(ChatMessage):
 
     def _part_widget(self, kind: str, payload: Any) -> Widget:
         if kind == "text":
+            from widgets.chunked_markdown import ChunkedMarkdown
+
             return ChunkedMarkdown(sanitize(payload), classes="message--body")
         if kind == "thinking":
             return ThinkingBlock(sanitize(payload))
@@ -565,6 +573,8 @@ class _SummaryMessage(ChatMessage):
         return str(self.message.get("summary") or "")
 
     def compose(self) -> ComposeResult:
+        from widgets.chunked_markdown import ChatMarkdown
+
         yield Collapsible(ChatMarkdown(sanitize(self.copy_text())), title=self.title(), collapsed=True)
 
 

@@ -21,7 +21,7 @@ from textual.widgets import Collapsible, Static
 
 from tui.agent.moa_record import MoaRecord, ReferenceAnswer, moa_record
 from tui.session.entries import Entry, Message
-from widgets.chat_messages import ChatMarkdown, ChatMessage, plain
+from widgets.chat_messages import ChatMessage, plain
 from widgets.safe_text import sanitize
 
 MOA_ROLE = "kompakt.moa"  # the chat pane's role for a MoA group (it is not a context message)
@@ -96,6 +96,8 @@ class ReferenceView(Collapsible):
         if not answer.ok:
             widgets.append(Static(plain(str(answer.error)), classes="reference--error"))
         if answer.text:
+            from widgets.chunked_markdown import ChatMarkdown
+
             widgets.append(ChatMarkdown(sanitize(answer.text)))
         return widgets
 
