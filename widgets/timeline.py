@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
@@ -29,8 +29,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from tui.compaction.head_tail import HeadTailConfig
-from tui.compaction.timeline import (
+from tui.compaction.timeline_names import (
     REGION_AFTER,
     REGION_HEAD,
     REGION_KEPT,
@@ -38,8 +37,6 @@ from tui.compaction.timeline import (
     REGION_SUMMARY,
     STRATEGY_HEAD_TAIL,
     STRATEGY_KEEP_RECENT,
-    Timeline,
-    build_timeline,
 )
 from tui.session.entries import Entry
 from widgets.safe_text import sanitize
@@ -51,6 +48,10 @@ from widgets.timeline_layout import (
     LEFT_EIGHTHS,
     BarLayout,
 )
+
+if TYPE_CHECKING:
+    from tui.compaction.head_tail import HeadTailConfig
+    from tui.compaction.timeline import Timeline
 
 KEEP_STEP = 1_000
 KEEP_BIG_STEP = 5_000
@@ -331,6 +332,8 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         self._path = path_entries
         self._streaming_tokens = 0
         self._what_if_generation += 1
+        from tui.compaction.timeline import build_timeline  # loaded with the first session, not at start
+
         self._timeline = build_timeline(
             path_entries,
             context_window=context_window,

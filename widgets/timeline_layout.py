@@ -12,9 +12,12 @@ output or text) that covers most of it.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from tui.compaction.timeline import REGION_HEAD, REGION_SUMMARISED, Timeline
+from tui.compaction.timeline_names import REGION_HEAD, REGION_SUMMARISED
+
+if TYPE_CHECKING:
+    from tui.compaction.timeline import Timeline
 
 # Extra fills besides the four regions (and their "-tool" shades).
 FILL_OVERHEAD = "overhead"

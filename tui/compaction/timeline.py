@@ -36,26 +36,23 @@ from tui.compaction.plan import (
     prepare_compaction,
     threshold,
 )
+from tui.compaction.timeline_names import (
+    DEFAULT_STRATEGY,
+    REGION_AFTER,
+    REGION_HEAD,
+    REGION_KEPT,
+    REGION_SUMMARISED,
+    REGION_SUMMARY,
+    SOURCE_ESTIMATE,
+    SOURCE_USAGE,
+    STRATEGY_HEAD_TAIL,
+    STRATEGY_KEEP_RECENT,
+)
 from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.entries import Entry
 
-REGION_HEAD = "head"
-REGION_SUMMARISED = "summarised"
-REGION_SUMMARY = "summary"
-REGION_KEPT = "kept"
-REGION_AFTER = "after"
-
-SOURCE_USAGE = "usage"
-SOURCE_ESTIMATE = "estimate"
-
 REASONS = frozenset({"manual", "threshold", "overflow"})
-
-STRATEGY_KEEP_RECENT = "keep-recent"
-STRATEGY_HEAD_TAIL = "head-tail"
-# The settings default (tests/test_timeline_model.py checks they agree); not read from the settings model
-# here, because importing pydantic-settings would slow the first frame.
-DEFAULT_STRATEGY = "keep-recent"
 
 # A usage/estimate ratio outside these bounds says more about the system prompt than about the
 # entries (a two-line session with a 3k-token system prompt); the rest becomes overhead.
