@@ -76,8 +76,11 @@ def main() -> None:
     from bench.gen_session import generate
 
     with tempfile.TemporaryDirectory() as home:
+        # Bytecode caching on, as on a user's machine (this workplace sets PYTHONDONTWRITEBYTECODE, which
+        # would make every run compile kompakt from source while textual's bytecode was compiled by pip).
+        base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env = {
-            **os.environ,
+            **base,
             "KOMPAKT_HOME": home,
             "KOMPAKT_CONFIG_DIR": str(Path(home) / "config"),
             "KOMPAKT_PI_SESSIONS": str(Path(home) / "pi"),
