@@ -17,24 +17,9 @@ import time
 
 from textual.app import App, ComposeResult
 
+from bench.gen_session import WORDS
 from widgets.chat_pane import ChatPane
 from widgets.chunked_markdown import ChunkedMarkdown
-
-WORDS = [
-    "the",
-    "parser",
-    "cache",
-    "token",
-    "budget",
-    "branch",
-    "compaction",
-    "summary",
-    "context",
-    "window",
-    "leaf",
-    "tree",
-    "entry",
-]
 
 
 def reply_tokens(count: int, seed: int = 7) -> list[str]:
