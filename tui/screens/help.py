@@ -34,9 +34,13 @@ def help_markdown(screen: Screen) -> str:
     rows = []
     for binding in screen.active_bindings.values():
         b = binding.binding
-        if b.description:
-            rows.append(f"| `{_key_display(screen, b.key)}` | {b.description} |")
-    keys = "## Keys\n\n| key | action |\n|---|---|\n" + "\n".join(dict.fromkeys(rows))
+        # kompakt's own bindings carry ids (and are remappable); the text editor's cursor keys do not.
+        if b.description and b.id:
+            rows.append(f"| `{_key_display(screen, b.key)}` | {b.description} | `{b.id}` |")
+    keys = (
+        '## Keys\n\nRemap any of them in settings.toml, e.g. `[keymap]` `"main.compact" = "ctrl+k"`.\n\n'
+        "| key | action | id |\n|---|---|---|\n" + "\n".join(dict.fromkeys(rows))
+    )
     commands = "## Commands (type in the prompt)\n\n| command | what it does |\n|---|---|\n" + "\n".join(
         f"| `{c.usage}` | {c.help} |" for c in COMMANDS
     )

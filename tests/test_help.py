@@ -1,0 +1,22 @@
+"""F1 help: kompakt's own keys with their remappable ids and the commands; not the editor's cursor keys."""
+
+from __future__ import annotations
+
+from tests.app_e2e_helpers import isolated_home, make_app, ready, wait_until
+from tui.launch import Launch
+from tui.screens.help import HelpScreen, help_markdown
+
+
+async def test_f1_lists_kompakt_bindings_with_ids_and_commands(tmp_path, monkeypatch) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        text = help_markdown(screen)
+        assert "`main.compact`" in text and "`prompt.submit`" in text and "`app.help`" in text
+        assert "Cursor up" not in text  # the text editor's own keys are not kompakt's bindings
+        assert "/compact [instructions]" in text and "/continue" in text
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), "help to close")
