@@ -632,3 +632,20 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
         assert next(
             e["message"]["content"][0]["text"] for e in store.get_branch() if e["type"] == "message"
         ) == ("edited question")
+
+
+async def test_prompt_history_survives_a_restart(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    fake_openai.queue(Reply.text_reply("ok"))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "remember this prompt")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
+    again = make_app(home, Launch("new", cwd=tmp_path))
+    async with again.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, again)
+        screen.prompt.focus()
+        await pilot.press("up")
+        await wait_until(pilot, lambda: screen.prompt.text == "remember this prompt", "the recalled prompt")

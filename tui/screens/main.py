@@ -87,7 +87,9 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.chat = ChatPane(id="chat")
         self.timeline = CompactionTimeline(id="timeline")
-        self.prompt = PromptInput(id="prompt")
+        from tui.session.catalog import kompakt_home
+
+        self.prompt = PromptInput(id="prompt", history_path=kompakt_home() / "prompt-history.jsonl")
         self.tree_pane = SessionTreePane(id="tree-pane")
         self.status = StatusBar(id="status")
         self.agent: AgentSession | None = None
