@@ -403,3 +403,18 @@ async def test_the_reasoning_option_reaches_the_request(fake_openai: FakeOpenAI)
     with_reasoning, without = fake_openai.requests
     assert with_reasoning.get("reasoning_effort") == "high"
     assert "reasoning_effort" not in without
+
+
+async def test_auto_reasoning_follows_the_model(fake_openai: FakeOpenAI):
+    """The session builds its summarizer with reasoning "auto": high for reasoning models, nothing otherwise."""
+    fake_openai.queue(Reply.text_reply("a"), Reply.text_reply("b"))
+    models = {
+        name: {"apiBase": fake_openai.api_base, "maxOutputTokens": 4000}
+        for name in ("openai/o3-mini", "openai/gpt-4o-mini")
+    }
+    provider = Provider(env={}, retry=RetryPolicy(max_retries=0), models=models)
+    await provider_summarize_fn(provider, "openai/o3-mini", reasoning_effort="auto")("sys", "p", 100)
+    await provider_summarize_fn(provider, "openai/gpt-4o-mini", reasoning_effort="auto")("sys", "p", 100)
+    reasoning, plain = fake_openai.requests
+    assert reasoning.get("reasoning_effort") == "high"
+    assert "reasoning_effort" not in plain

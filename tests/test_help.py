@@ -1,4 +1,4 @@
-"""F1 help: kompakt's own keys with their remappable ids and the commands; not the editor's cursor keys."""
+"""F1 help (kompakt's own keys with their remappable ids and the commands) and ui settings applied on start."""
 
 from __future__ import annotations
 
@@ -20,3 +20,14 @@ async def test_f1_lists_kompakt_bindings_with_ids_and_commands(tmp_path, monkeyp
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), "help to close")
+
+
+async def test_ui_show_timeline_setting_hides_the_strip(tmp_path, monkeypatch) -> None:
+    from tests.app_e2e_helpers import settings_toml
+
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None) + "\n[ui]\nshowTimeline = false\n")
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        assert screen.timeline.display is False

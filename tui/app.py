@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from tui.config import Settings, SettingsError
     from tui.config.loader import LoadResult
 
-HELP_URL_TEXT = "F1 help · ctrl+p commands · F2 tree · F3 /tree · F4 timeline · F5 settings · F6 model"
 
 
 def quick_ui_setting(key: str) -> object:

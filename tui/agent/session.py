@@ -59,6 +59,7 @@ from tui.agent.tools.bash import BashTool
 from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session, compaction_due
 from tui.compaction.errors import CompactionCancelled
 from tui.compaction.summarizer import SummarizeFn
+from tui.compaction.summary_sources import AUTO as AUTO_REASONING
 from tui.compaction.summary_sources import provider_summarize_fn
 from tui.compaction.tokens import (
     assistant_usage,
@@ -213,7 +214,7 @@ class AgentSession:
             return self._summarize
         if is_offline(self.summary_model):
             return None
-        return provider_summarize_fn(self.provider, self.summary_model)
+        return provider_summarize_fn(self.provider, self.summary_model, reasoning_effort=AUTO_REASONING)
 
     def _loop(self, moa: _MoaTurn | None = None) -> AgentLoop:
         thinking = self.store.build_context().thinking_level

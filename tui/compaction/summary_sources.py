@@ -31,13 +31,25 @@ def summary_reasoning_effort(model: str) -> str | None:
         return None
 
 
+AUTO = "auto"
+
+
 def provider_summarize_fn(
     provider: Provider, model: str, *, reasoning_effort: str | None = None
 ) -> SummarizeFn:
-    """Summaries from ``model``; ``max_tokens`` is capped by the model's output limit (pi #4390)."""
+    """Summaries from ``model``; ``max_tokens`` is capped by the model's output limit (pi #4390).
+
+    ``reasoning_effort="auto"`` applies pi's rule (:func:`summary_reasoning_effort`) at the first call,
+    once litellm is loaded, so building the function never imports litellm on the caller's thread.
+    """
+    from tui.agent.litellm_loader import load_litellm_async
     from tui.agent.stream_events import Done
 
     async def summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
+        effort = reasoning_effort
+        if effort == AUTO:
+            await load_litellm_async()
+            effort = summary_reasoning_effort(model)
         limit = min(max_tokens, provider.max_output_tokens(model))
         messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
         done = None
@@ -46,7 +58,7 @@ def provider_summarize_fn(
             model=model,
             system_prompt=system_prompt,
             max_tokens=limit,
-            reasoning_effort=reasoning_effort,
+            reasoning_effort=effort,
         ):
             if isinstance(event, Done):
                 done = event

@@ -176,6 +176,7 @@ class MainScreen(Screen[None]):
         )
         self._queued.clear()
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
+        self.timeline.display = settings.ui.show_timeline
         self._refresh_status()
         self.refresh_timeline()
         for notice in notices:
@@ -216,6 +217,7 @@ class MainScreen(Screen[None]):
         if self.agent is not None:
             self.agent.update_settings(settings)
             self.agent.store.fsync_mode = settings.session.fsync
+        self.timeline.display = settings.ui.show_timeline
         self.refresh_timeline()
         self._refresh_status()
 
