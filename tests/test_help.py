@@ -31,3 +31,18 @@ async def test_ui_show_timeline_setting_hides_the_strip(tmp_path, monkeypatch) -
     async with app.run_test(size=(120, 40), notifications=False) as pilot:
         screen = await ready(pilot, app)
         assert screen.timeline.display is False
+
+
+async def test_welcome_shows_on_an_empty_session_only(tmp_path, monkeypatch) -> None:
+    from tests.app_e2e_helpers import settings_toml
+
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        welcome = screen.query_one("#welcome")
+        assert welcome.display
+        screen.prompt.text = "!echo hi"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not welcome.display, "the welcome to go once there is an entry")

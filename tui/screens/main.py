@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from tui import slash
 from tui.launch import Launch, session_cwd
@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 
 MOA_CUSTOM_TYPE = "kompakt.moa"
+WELCOME = """kompakt: a conversation that is a tree, with compaction you can watch.
+
+Type a message and press Enter. F2 shows the session tree, F4 the compaction timeline, F5 the settings,
+F1 every key and command. `kompakt --demo` opens a session with branches and compactions to explore."""
 
 
 def chat_entries(store: Any) -> list[dict]:
@@ -109,6 +113,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             yield self.tree_pane
             with Vertical(id="main"):
+                yield Static(WELCOME, id="welcome", markup=False)
                 yield self.chat
                 yield self.timeline
                 yield PromptBox(self.prompt, id="prompt-box")
@@ -155,9 +160,14 @@ class MainScreen(Screen[None]):
             else "Message (Enter sends, Shift+Enter new line)"
         )
         self.sub_title = store.name or store.path.name
+        self._show_welcome()
         self._tree_loaded = False
         if self.tree_pane.display:
             self._load_tree()
+
+    def _show_welcome(self) -> None:
+        """The welcome text stands where the chat is while the session has no entries at all."""
+        self.query_one("#welcome").display = not self.kapp.session.store.entries
 
     async def _attach_agent(self, notices: list[str] = ()) -> None:
         from tui.agent.hooks import HookRunner
@@ -207,6 +217,7 @@ class MainScreen(Screen[None]):
         """Entries were appended or the leaf moved: redraw the tree, the timeline and the status."""
         if self.agent is None:
             return
+        self._show_welcome()
         if self._tree_loaded:
             self.tree_pane.refresh_tree(self.agent.store.leaf_id)
         self.refresh_timeline()
