@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tui.agent.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tui.agent.tools.truncate import head_within_bytes
+from tui.agent.tools.truncate import capped_listing
 from tui.agent.tools.walk import glob_matcher, walk
 from tui.agent.tools.workspace import display_path
 
@@ -31,13 +31,12 @@ def _find(root: Path, workspace: Path, pattern: str, limit: int, cancel: asyncio
                 more = True
                 break
             found.append(display_path(workspace, path) + ("/" if is_dir else ""))
-    lines, cut = head_within_bytes(found)
-    details = {"pattern": pattern, "path": shown_root, "count": len(lines), "truncated": more or cut}
+    text, count, truncated = capped_listing(found, more)
+    details = {"pattern": pattern, "path": shown_root, "count": count, "truncated": truncated}
     if not found:
         return ToolOutput.text(f"No paths match {pattern} under {shown_root}", details)
-    text = "\n".join(lines)
-    if more or cut:
-        text += f"\n\n[Stopped after {len(lines)} results; use a narrower pattern or path.]"
+    if truncated:
+        text += f"\n\n[Stopped after {count} results; use a narrower pattern or path.]"
     return ToolOutput.text(text, details)
 
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from tui.agent.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui.agent.tools.files import SNIFF_BYTES, looks_binary
-from tui.agent.tools.truncate import head_within_bytes
+from tui.agent.tools.truncate import capped_listing
 from tui.agent.tools.walk import glob_matcher, walk
 from tui.agent.tools.workspace import display_path
 
@@ -62,13 +62,12 @@ def _grep(
             hits.append(f"{display_path(workspace, path)}:{number}:{short}")
         if more:
             break
-    lines, cut = head_within_bytes(hits)
-    details = {"pattern": regex.pattern, "path": shown_root, "matches": len(lines), "truncated": more or cut}
+    text, count, truncated = capped_listing(hits, more)
+    details = {"pattern": regex.pattern, "path": shown_root, "matches": count, "truncated": truncated}
     if not hits:
         return ToolOutput.text(f"No matches for /{regex.pattern}/ in {shown_root}", details)
-    text = "\n".join(lines)
-    if more or cut:
-        text += f"\n\n[Stopped after {len(lines)} matches; narrow the pattern, path or glob to see others.]"
+    if truncated:
+        text += f"\n\n[Stopped after {count} matches; narrow the pattern, path or glob to see others.]"
     return ToolOutput.text(text, details)
 
 

@@ -70,3 +70,13 @@ def head_within_bytes(lines: list[str], max_bytes: int = MAX_BYTES) -> tuple[lis
         if size > max_bytes:
             return lines[:count], True
     return lines, False
+
+
+def capped_listing(items: list[str], more: bool) -> tuple[str, int, bool]:
+    """The text of a result list (grep hits, found paths) cut to the byte cap.
+
+    Returns the text, how many items it shows, and whether anything was left out (``more``: the
+    search itself stopped at its limit).
+    """
+    shown, cut = head_within_bytes(items)
+    return "\n".join(shown), len(shown), more or cut
