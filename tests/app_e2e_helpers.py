@@ -117,6 +117,13 @@ def make_app(home: Home, launch: Launch, *, start_background: bool = False) -> R
     return RecordingApp(launch, load_result=result, start_background=start_background)
 
 
+def loopback_app(tmp_path: Path, monkeypatch: Any, server: FakeOpenAI) -> RecordingApp:
+    """A new session in an isolated home whose settings point ``openai/fake`` at the loopback server."""
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(server))
+    return make_app(home, Launch("new", cwd=tmp_path))
+
+
 def main_screen(app: KompaktApp) -> MainScreen:
     return next(screen for screen in app.screen_stack if isinstance(screen, MainScreen))
 

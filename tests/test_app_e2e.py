@@ -22,6 +22,7 @@ from tests.app_e2e_helpers import (
     SETTINGS_COMMENT,
     branched_session,
     isolated_home,
+    loopback_app,
     main_screen,
     make_app,
     message,
@@ -72,11 +73,9 @@ async def type_prompt(pilot, text: str) -> None:
 
 
 async def test_prompt_reply_streams_into_the_chat_and_is_stored(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
     reply = "Hello **there**: the loopback reply, streamed in small pieces."
     fake_openai.queue(Reply.text_reply(reply, chunk_size=3))
-    app = make_app(home, Launch("new", cwd=tmp_path))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await type_prompt(pilot, "say hello")
@@ -96,10 +95,8 @@ async def test_prompt_reply_streams_into_the_chat_and_is_stored(tmp_path, monkey
 
 
 async def test_escape_cancels_a_hanging_stream(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
     fake_openai.queue(Reply.hang(text="partial words so far"))
-    app = make_app(home, Launch("new", cwd=tmp_path))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await type_prompt(pilot, "tell me a long story")
@@ -120,11 +117,9 @@ async def test_escape_cancels_a_hanging_stream(tmp_path, monkeypatch, fake_opena
 
 
 async def test_tool_calls_are_rendered_with_args_and_output(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
     call = ToolCall("bash", {"command": "echo tool-output-42"})
     fake_openai.queue(Reply.tools(call), Reply.text_reply("the command printed 42"))
-    app = make_app(home, Launch("new", cwd=tmp_path))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await type_prompt(pilot, "run it")
@@ -144,11 +139,9 @@ async def test_tool_calls_are_rendered_with_args_and_output(tmp_path, monkeypatc
 
 
 async def test_model_escape_sequences_stay_literal(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
     evil = "A \x1b[31mred\x1b[0m B \x1b]0;pwned\x07 C \x1b]52;c;ZXZpbA==\x07 D [bold]loud[/bold] E"
     fake_openai.queue(Reply.text_reply(evil, chunk_size=2))
-    app = make_app(home, Launch("new", cwd=tmp_path))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await type_prompt(pilot, "be evil")
@@ -169,9 +162,7 @@ async def test_model_escape_sequences_stay_literal(tmp_path, monkeypatch, fake_o
 
 
 async def test_bang_command_adds_a_bash_execution(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    app = make_app(home, Launch("new", cwd=tmp_path))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await type_prompt(pilot, "!echo bash-says-hi")
@@ -607,10 +598,8 @@ async def test_new_and_resume_switch_sessions(tmp_path, monkeypatch, fake_openai
 
 
 async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
     fake_openai.queue(Reply.text_reply("first answer"), Reply.text_reply("answer to the edit"))
-    app = make_app(home, Launch("new", cwd=tmp_path))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await type_prompt(pilot, "original question")
@@ -635,9 +624,9 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
 
 
 async def test_prompt_history_survives_a_restart(tmp_path, monkeypatch, fake_openai) -> None:
+    fake_openai.queue(Reply.text_reply("ok"))
     home = isolated_home(tmp_path, monkeypatch)
     home.settings_file.write_text(settings_toml(fake_openai))
-    fake_openai.queue(Reply.text_reply("ok"))
     app = make_app(home, Launch("new", cwd=tmp_path))
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
