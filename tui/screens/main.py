@@ -122,7 +122,8 @@ class MainScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         """First frame: the session's chat and the prompt. The rest waits for :meth:`finish_start`."""
-        self.kapp.settings_changed.subscribe(self, self._on_settings_changed)
+        # Immediate: the agent and the timeline switch to new settings in the same step as the app does.
+        self.kapp.settings_changed.subscribe(self, self._on_settings_changed, immediate=True)
         self.kapp.litellm_loaded.subscribe(self, self._on_litellm_loaded)
         self.status.litellm_loading = self.kapp.start_background
         self.tree_pane.display = False
