@@ -98,6 +98,9 @@ def test_fuzzed_files_load_or_raise_the_documented_error(
         with SessionStore.open(path, read_only=True) as store:
             store.build_context()
             store.get_branch()
-            list(store.tree.descendants(store.tree.roots[0])) if store.tree.roots else None
+            # Every entry of the tree sits in it exactly once, even with repeated ids and parent cycles.
+            tree = store.tree
+            reached = [i for root in tree.roots for i in (root, *tree.descendants(root))]
+            assert sorted(reached) == sorted(set(reached)) and len(reached) == len(tree)
     except SessionError:
         pass

@@ -54,6 +54,15 @@ def test_parent_cycle_does_not_hang() -> None:
     assert tree.path_ids("c2")[-1] == "c2"
 
 
+def test_a_repeated_id_is_placed_once_where_its_last_line_puts_it() -> None:
+    # c1 again after the c1/c2 cycle: the damaged file once made descendants() walk forever.
+    tree = TreeIndex([entry("c1", "c2"), entry("c2", "c1"), entry("c1", "c2")])
+    walked = [i for root in tree.roots for i in (root, *tree.descendants(root))]
+    assert sorted(walked) == ["c1", "c2"]
+    tree = TreeIndex([entry("r", None), entry("a", "r"), entry("b", "r"), entry("a", "b")])
+    assert tree.children["r"] == ["b"] and tree.children["b"] == ["a"] and tree.path_ids("a") == ["r", "b", "a"]
+
+
 def test_paths_leaves_and_common_ancestor() -> None:
     tree = TreeIndex([entry("1", None), entry("2", "1"), entry("3", "2"), entry("4", "2"), entry("5", "4")])
     assert tree.path_ids("5") == ["1", "2", "4", "5"]

@@ -34,6 +34,8 @@ class TreeIndex:
         entry_id = entry.get("id")
         if not isinstance(entry_id, str):
             return
+        if entry_id in self._sort_keys:
+            self._detach(entry_id)  # a repeated id in a damaged file: the last line wins, placed once
         self.by_id[entry_id] = entry
         kind = entry.get("type")
         if kind == "label":
@@ -54,6 +56,8 @@ class TreeIndex:
         parent = self._resolve_parent(entry.get("parentId"))
         if parent is None or parent == entry_id:
             self._insert(self.roots, entry_id)
+        elif self.children[entry_id] and parent in self.children and entry_id in self.path_ids(parent):
+            self._insert(self.roots, entry_id)  # re-placed under its own descendant: a cycle, so a root
         elif parent in self.children:
             self._insert(self.children[parent], entry_id)
         else:
@@ -65,6 +69,19 @@ class TreeIndex:
                 continue  # a parent cycle in a damaged file: the orphan stays a root
             self.roots.remove(orphan)
             self._insert(self.children[entry_id], orphan)
+
+    def _detach(self, entry_id: str) -> None:
+        """Take ``entry_id`` out of its parent's children (or the roots) before it is placed again."""
+        if entry_id in self.roots:
+            self.roots.remove(entry_id)
+        else:
+            parent = self._resolve_parent(self.by_id[entry_id].get("parentId"))
+            siblings = self.children.get(parent, [])  # type: ignore[arg-type]
+            if entry_id in siblings:
+                siblings.remove(entry_id)
+        for orphans in self._waiting.values():
+            if entry_id in orphans:
+                orphans.remove(entry_id)
 
     def _resolve_parent(self, parent: str | None) -> str | None:
         # pi appends after our leaf marker; such an entry hangs under the entry the marker points at.
