@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-RUNS = 7
+RUNS = 9
 ROOT = Path(__file__).resolve().parents[1]
 
 BARE = """
@@ -67,9 +67,16 @@ def first_frame_seconds(code: str, *args: str, env: dict[str, str]) -> float:
     return float(out.stdout.strip().splitlines()[-1]) - start
 
 
-def measure(code: str, *args: str, env: dict[str, str]) -> list[float]:
-    first_frame_seconds(code, *args, env=env)  # warm the page cache
-    return [first_frame_seconds(code, *args, env=env) for _ in range(RUNS)]
+def measure(cases: list[tuple[str, ...]], env: dict[str, str]) -> list[list[float]]:
+    """Times of each case (code, *args), interleaved run by run so that a burst of noise on this
+    machine lands on all of them rather than on one."""
+    for code, *args in cases:
+        first_frame_seconds(code, *args, env=env)  # warm the page cache
+    times: list[list[float]] = [[] for _ in cases]
+    for _ in range(RUNS):
+        for case_times, (code, *args) in zip(times, cases, strict=True):
+            case_times.append(first_frame_seconds(code, *args, env=env))
+    return times
 
 
 def main() -> None:
@@ -87,9 +94,7 @@ def main() -> None:
             "PYTHONPATH": str(ROOT),
         }
         big = generate(Path(home) / "bench-10k.jsonl", entries=10_000, seed=1)
-        bare = measure(BARE, env=env)
-        empty = measure(KOMPAKT, "new", env=env)
-        large = measure(KOMPAKT, "open", str(big), env=env)
+        bare, empty, large = measure([(BARE,), (KOMPAKT, "new"), (KOMPAKT, "open", str(big))], env)
     b, e, large_median = statistics.median(bare), statistics.median(empty), statistics.median(large)
     print(f"bare Textual app (Input + Footer): median {b * 1000:.0f} ms (min {min(bare) * 1000:.0f})")
     print(

@@ -402,10 +402,15 @@ async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_opena
             ),
             "the ▼ label at the boundary",
         )
-        # The chat now starts with the compaction summary.
+        # The chat now starts with the compaction summary (above the window mounted for the first frame).
         await wait_until(
-            pilot, lambda: "six questions" in chat_texts(screen)[0], "the summary first in the chat"
+            pilot,
+            lambda: screen.chat.items[0].message.get("role") == "compactionSummary"
+            and "six questions" in str(screen.chat.items[0].message.get("summary")),
+            "the summary first in the chat",
         )
+        await screen.chat.load_earlier()
+        await wait_until(pilot, lambda: "six questions" in chat_texts(screen)[0], "the summary mounted")
 
 
 def plan_json(path: Path, keep: int, reserve: int) -> dict:

@@ -363,6 +363,26 @@ async def test_long_path_mounts_a_window_and_backfills_at_the_top() -> None:
         assert pane.scroll_y > 0
 
 
+async def test_a_window_shorter_than_estimated_is_filled_to_the_pane() -> None:
+    # Markdown joins single newlines into one paragraph: 200 short lines are estimated at 200 rows and
+    # drawn in about 20, so the one item that fills the line budget leaves the pane part empty.
+    text = "\n".join(f"line {n}" for n in range(200))
+    path = f.chain([f.assistant(text) for _ in range(40)])
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(path)
+        pane = app.pane
+        for _ in range(100):
+            if pane.virtual_size.height > pane.size.height:
+                break
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert 0 < pane.first_loaded < 39
+        assert pane.virtual_size.height > pane.size.height
+        assert len(pane.message_widgets) == 40 - pane.first_loaded
+
+
 async def test_load_more_bar_click_backfills() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -136,10 +136,8 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     EditRequested = ChatMessage.EditRequested
 
-    INITIAL_ITEMS = (
-        16  # the first frame lays out every mounted widget: mount a few screens, backfill the rest
-    )
-    INITIAL_LINES = 80
+    # The first frame lays out every mounted widget: mount about one screen, backfill the rest on demand.
+    INITIAL_ITEMS = 16
     BACKFILL_ITEMS = 30
     BACKFILL_LINES = 300
     PRUNE_HIGH = 3000
@@ -197,11 +195,23 @@ Messages of the current branch. Scroll to the top to load older messages.
             items.append(ChatItem(message, entry_id))
         await self.clear()
         self._items, self._calls = items, calls
-        self._first = self._window_start(len(items), self.INITIAL_ITEMS, self.INITIAL_LINES)
+        self._first = self._window_start(len(items), self.INITIAL_ITEMS, max(self.app.size.height, 10))
         self._mounted = [self._widget(item) for item in items[self._first :]]
         await self.mount_all(self._mounted)
         self._bar.show_count(self._first)
         self.anchor()
+        self.call_after_refresh(self._fill_viewport)
+
+    def _fill_viewport(self) -> None:
+        """Heights are estimated before mounting (a collapsed tool call is far shorter than its output):
+        when the mounted window turns out shorter than the pane, load earlier messages until it is full."""
+        if self._first > 0 and not self._loading and self.virtual_size.height <= self.size.height:
+            self.run_worker(self._fill_worker(), group="chat.backfill")
+
+    async def _fill_worker(self) -> None:
+        while self._first > 0 and self.virtual_size.height <= self.size.height:
+            if not await self.load_earlier():
+                return
 
     async def clear(self) -> None:
         """Remove every message."""
