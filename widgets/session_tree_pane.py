@@ -66,6 +66,7 @@ class SessionTreePane(Vertical):
         super().__init__(name=name, id=id, classes=classes)
         self.view = SessionTreeView(id="tree-view")
         self.detail = EntryDetail(id="tree-detail")
+        self._query = ""
         self._search = Static(self._search_content(""), id="tree-search", markup=False)
         self._footer = Static("(0/0)", id="tree-footer", markup=False)
         self._hint = Static(HINTS[0], id="tree-hint", markup=False)
@@ -112,7 +113,9 @@ class SessionTreePane(Vertical):
     @on(SessionTreeView.StatusChanged)
     def _status_changed(self, event: SessionTreeView.StatusChanged) -> None:
         event.stop()
-        self._search.update(self._search_content(event.query), layout=False)
+        if event.query != self._query:  # a cursor move changes only the footer
+            self._query = event.query
+            self._search.update(self._search_content(event.query), layout=False)
         self._footer.update(event.footer, layout=False)
 
     @on(SessionTreeView.Highlighted)
