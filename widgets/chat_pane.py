@@ -203,8 +203,8 @@ Messages of the current branch. Scroll to the top to load older messages.
         self.call_after_refresh(self._fill_viewport)
 
     def _fill_viewport(self) -> None:
-        """Heights are estimated before mounting (a collapsed tool call is far shorter than its output):
-        when the mounted window turns out shorter than the pane, load earlier messages until it is full."""
+        """Heights are estimated before mounting, and Markdown joins single newlines, so text of many
+        short lines draws far shorter than estimated: load earlier messages until the pane is full."""
         if self._first > 0 and not self._loading and self.virtual_size.height <= self.size.height:
             self.run_worker(self._fill_worker(), group="chat.backfill")
 
