@@ -545,6 +545,36 @@ async def test_reference_definitions_render_the_finished_reply_as_one_document(m
         assert widget_text(app, stream.widget) == widget_text(app, loaded_pane.message_widgets[0])
 
 
+async def test_a_long_reply_from_the_file_is_mounted_in_chunks_and_reads_like_one_document(monkeypatch) -> None:
+    # As one Markdown, an 80 KB reply took seconds before the first frame; chunked, the first frame
+    # shows at once, the rest mounts after it, and far chunks fold.
+    text = "".join(f"Paragraph {n} " + "word " * 30 + f"end {n}.\n\n" for n in range(60))
+    final = f.assistant(text)["message"]
+    app = ChatHost(panes=2)
+    async with app.run_test(size=(160, 24)) as pilot:
+        whole_pane, chunked_pane = app.query_one("#pane0", ChatPane), app.query_one("#pane1", ChatPane)
+        monkeypatch.setattr(chunked_markdown, "LOAD_CHUNKED_CHARS", len(text) + 1)
+        await whole_pane.add_message(final)
+        monkeypatch.setattr(chunked_markdown, "LOAD_CHUNKED_CHARS", 2000)
+        monkeypatch.setattr(chunked_markdown, "SEAL_CHARS", 500)
+        await chunked_pane.add_message(final)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        whole = whole_pane.message_widgets[0].query_one(ChunkedMarkdown)
+        chunked = chunked_pane.message_widgets[0].query_one(ChunkedMarkdown)
+        assert len(whole.chunks) == 1 and not whole.folds
+        assert chunked.folds and len(chunked.chunks) + len(chunked.folds) > 10
+        assert chunked.source == whole.source == text
+        assert chunked_pane.virtual_size.height == whole_pane.virtual_size.height
+        for y in (chunked_pane.max_scroll_y, chunked_pane.max_scroll_y // 2, 0):
+            for pane in (whole_pane, chunked_pane):
+                pane.scroll_to(y=y, animate=False, immediate=True)
+            await app.workers.wait_for_complete()
+            await settle(pilot)
+            assert widget_text(app, chunked_pane) == widget_text(app, whole_pane)
+        assert "Paragraph 0 " in widget_text(app, chunked_pane)
+
+
 async def test_far_chunks_fold_and_come_back_when_scrolled_to(monkeypatch) -> None:
     monkeypatch.setattr(chunked_markdown, "SEAL_CHARS", 200)
     text = "".join(f"Paragraph {n} " + "word " * 30 + f"end {n}.\n\n" for n in range(60))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from markdown_it import MarkdownIt
 from textual import events
@@ -38,6 +38,10 @@ SEAL_CHARS = 3000
 _CLOSED_BY_BLANK = frozenset(
     {"paragraph_open", "heading_open", "hr", "fence", "table_open", "blockquote_open"}
 )
+# A finished reply at least this long (from the session file, not streamed) is mounted chunk by chunk
+# too: as one Markdown, 80 KB took seconds to lay out before anything showed.
+LOAD_CHUNKED_CHARS = 12_000
+
 # A link reference definition ("[label]: url") changes links anywhere in the document.
 _REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 
@@ -62,12 +66,12 @@ def _blank(line: str) -> bool:
     return line.endswith("\n") and not line.strip(" \t\r\n")
 
 
-def seal_point(text: str, earliest: int, parser: MarkdownIt | None = None) -> int | None:
-    """The first offset >= ``earliest`` where ``text`` splits into two documents that render like it.
+def _seal_points(text: str, parser: MarkdownIt | None = None) -> Iterator[int]:
+    """Every offset where ``text`` splits into two documents that render like it, in order.
 
     That is just after the blank line that ends a top-level paragraph, heading, rule, closed fence,
     table or block quote: whatever follows starts a new block and cannot reach back into those, so
-    the cut holds for any text that streams in later. None when there is no such place.
+    the cut holds for any text that streams in later.
     """
     lines = text.splitlines(keepends=True)
     offsets = [0]
@@ -77,9 +81,23 @@ def seal_point(text: str, earliest: int, parser: MarkdownIt | None = None) -> in
         if token.level != 0 or token.map is None or token.type not in _CLOSED_BY_BLANK:
             continue
         end = token.map[1]
-        if end < len(lines) and _blank(lines[end]) and offsets[end + 1] >= earliest:
-            return offsets[end + 1]
-    return None
+        if end < len(lines) and _blank(lines[end]):
+            yield offsets[end + 1]
+
+
+def seal_point(text: str, earliest: int, parser: MarkdownIt | None = None) -> int | None:
+    """The first seal point of ``text`` at or after ``earliest`` (see :func:`_seal_points`), or None."""
+    return next((cut for cut in _seal_points(text, parser) if cut >= earliest), None)
+
+
+def split_at_seals(text: str, size: int, parser: MarkdownIt | None = None) -> list[str]:
+    """``text`` cut at seal points into pieces of at least ``size`` characters (the last may be shorter)."""
+    pieces, start = [], 0
+    for cut in _seal_points(text, parser):
+        if cut - start >= size and cut < len(text):
+            pieces.append(text[start:cut])
+            start = cut
+    return [*pieces, text[start:]]
 
 
 def has_reference_definitions(text: str) -> bool:
@@ -176,15 +194,33 @@ class ChunkedMarkdown(Widget):
 
     def __init__(self, markdown: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
-        self._tail = _Chunk(markdown)
-        self._tail_text = markdown  # what the tail was given (its source may still be catching up)
+        self._parser = no_html_parser()
+        pieces = [markdown]
+        if len(markdown) >= LOAD_CHUNKED_CHARS and not has_reference_definitions(markdown):
+            pieces = split_at_seals(markdown, SEAL_CHARS, self._parser)
+        self._tail = _Chunk(pieces[0])
+        self._tail_text = pieces[0]  # what the tail was given (its source may still be catching up)
+        self._unmounted = pieces[1:]  # the rest of a long finished text, mounted after the first chunk
         self._stream: MarkdownStream | None = None
         self._lock = asyncio.Lock()
-        self._parser = no_html_parser()
         self._fold_width = 0  # folds keep the heights of this width
 
     def compose(self) -> ComposeResult:
         yield self._tail
+
+    def on_mount(self) -> None:
+        if self._unmounted:
+            self.run_worker(self._mount_rest(), group="markdown.load")
+
+    async def _mount_rest(self) -> None:
+        """Mount the remaining chunks one by one, folding those far from the viewport as it goes."""
+        async with self._lock:
+            pieces, self._unmounted = self._unmounted, []
+            for piece in pieces:
+                chunk = _Chunk(piece, gap_above=self._tail.last_margin())
+                await self.mount(chunk)
+                self._tail, self._tail_text = chunk, piece
+                await self._fold_far_chunks()
 
     @property
     def chunks(self) -> list[ChatMarkdown]:
