@@ -258,7 +258,7 @@ def test_calibration_scales_keep_by_the_usage_ratio():
     # The large-session fixture's figures: a prompt of 177,604 real tokens for 124,661 estimated.
     last = f.assistant("ok", usage=f.usage(output=53, cache_read=176_585, cache_write=1019, total=0))
     path = f.chain([f.user("x" * (124_660 * 4)), last])
-    keep, ratio = calibrate_keep_recent_tokens(path, 124_661, 20_000)
+    keep, ratio = calibrate_keep_recent_tokens(path, 20_000)  # the path estimates 124,661
     assert keep == 14_038
     assert abs(ratio - 177_604 / 124_661) < 1e-12
     result = prepare_compaction(path, keep_recent_tokens=20_000)

@@ -104,13 +104,14 @@ def cmd_tree(args: argparse.Namespace) -> int:
 
 # --- context ---------------------------------------------------------------------------------
 def cmd_context(args: argparse.Namespace) -> int:
-    from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
+    from tui.compaction.context_size import path_context
+    from tui.compaction.tokens import estimate_tokens
     from tui.session.context import convert_to_llm, message_text
 
     store = open_session(args.file)
     leaf = _leaf(store, args.leaf)
-    ctx = store.build_context(leaf)
-    estimate = estimate_context_tokens(ctx.messages)
+    sized = path_context(store.get_branch(leaf))
+    ctx, estimate = sized.context, sized.estimate
     llm = convert_to_llm(ctx.messages)
     if args.json:
         _dump_json(
@@ -177,17 +178,17 @@ def resolve_context_window(explicit: int | None, model: dict[str, str] | None) -
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from tui.compaction.context_size import path_context
     from tui.compaction.plan import CompactionPlan, prepare_compaction, threshold
     from tui.compaction.pruning import plan_pruning
-    from tui.compaction.tokens import estimate_context_tokens
 
     store = open_session(args.file)
     leaf = _leaf(store, args.leaf)
     path = store.get_branch(leaf)
-    ctx = store.build_context(leaf)
-    window, window_source = resolve_context_window(args.context_window, ctx.model)
+    sized = path_context(path)
+    window, window_source = resolve_context_window(args.context_window, sized.context.model)
     limit = threshold(window, args.reserve_tokens)
-    context_tokens = estimate_context_tokens(ctx.messages).tokens
+    context_tokens = sized.estimate.tokens
     plan = prepare_compaction(
         path,
         keep_recent_tokens=args.keep_recent_tokens,
@@ -251,14 +252,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 # --- stats -----------------------------------------------------------------------------------
 def session_stats(store: SessionStore) -> dict[str, Any]:
-    from tui.compaction.tokens import estimate_context_tokens
+    from tui.compaction.context_size import path_context
 
     by_type = Counter(str(e.get("type")) for e in store.entries)
     roles = Counter(
         str((e.get("message") or {}).get("role")) for e in store.entries if e.get("type") == "message"
     )
-    ctx = store.build_context()
-    estimate = estimate_context_tokens(ctx.messages)
+    path = store.get_branch()
+    sized = path_context(path)
     return {
         "file": str(store.path),
         "sessionId": store.session_id,
@@ -273,9 +274,9 @@ def session_stats(store: SessionStore) -> dict[str, Any]:
         "compactions": by_type.get("compaction", 0),
         "branchSummaries": by_type.get("branch_summary", 0),
         "leafId": store.leaf_id,
-        "activePathEntries": len(store.get_branch()),
-        "contextMessages": len(ctx.messages),
-        "contextTokens": estimate.tokens,
+        "activePathEntries": len(path),
+        "contextMessages": len(sized.context.messages),
+        "contextTokens": sized.estimate.tokens,
         "problems": [str(p) for p in store.problems],
     }
 

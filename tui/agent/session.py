@@ -56,13 +56,13 @@ from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
+from tui.compaction.context_size import context_size
 from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session, compaction_due
 from tui.compaction.errors import CompactionCancelled
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_sources import AUTO as AUTO_REASONING
 from tui.compaction.summary_sources import provider_summarize_fn
 from tui.compaction.tokens import (
-    assistant_usage,
     calculate_context_tokens,
     estimate_context_tokens,
     sum_tokens,
@@ -96,11 +96,13 @@ class AgentBusyError(RuntimeError):
 
 
 class ContextUsage(NamedTuple):
-    """pi's ``getContextUsage``: tokens and percent are None right after a compaction, until a reply reports."""
+    """pi's ``getContextUsage``, with a figure right after a compaction too (pi's is None until a reply
+    reports usage): then ``estimated`` is true and the tokens are the chars/4 estimate of the context."""
 
-    tokens: int | None
+    tokens: int
     context_window: int
-    percent: float | None
+    percent: float
+    estimated: bool = False
 
 
 class AgentSession:
@@ -675,18 +677,13 @@ class AgentSession:
 
     # --- figures for the UI -----------------------------------------------------------------
     def context_usage(self) -> ContextUsage | None:
-        """pi's ``getContextUsage``; None when the window is unknown."""
+        """The context size the CLI and the timeline show (``context_size``); None when the window is unknown."""
         window = self.context_window
         if window <= 0:
             return None
-        path = self.store.get_branch()
-        compaction_index = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=None)
-        if compaction_index is not None and not any(
-            _reports_usage(entry) for entry in path[compaction_index + 1 :]
-        ):
-            return ContextUsage(None, window, None)
-        tokens = estimate_context_tokens(self.store.build_context().messages).tokens
-        return ContextUsage(tokens, window, tokens / window * 100)
+        estimate = context_size(self.store.get_branch())
+        estimated = estimate.last_usage_index is None
+        return ContextUsage(estimate.tokens, window, estimate.tokens / window * 100, estimated)
 
     @property
     def cost_total(self) -> float:
@@ -705,10 +702,3 @@ class AgentSession:
         """Abort what runs and wait for it to wind down."""
         with contextlib.suppress(asyncio.CancelledError):
             await self._abort_and_wait()
-
-
-def _reports_usage(entry: Entry) -> bool:
-    if entry.get("type") != "message":
-        return False
-    usage = assistant_usage(entry.get("message") or {})
-    return usage is not None and calculate_context_tokens(usage) > 0

@@ -3,7 +3,8 @@
 The plan says where the kept region starts (``firstKeptEntryId``), which messages the summarizer
 gets (the history, plus the prefix of a split turn), the previous summary to update, the files
 touched and ``tokensBefore``; it also carries the per-entry estimates the CLI and the timeline show.
-On top of pi: oh-my-pi's usage-ratio calibration of ``keep_recent_tokens``, pruned tool outputs
+On top of pi: oh-my-pi's usage-ratio calibration of ``keep_recent_tokens`` (measured against the
+whole context the reply was part of, summary and kept messages included), pruned tool outputs
 counted at their pruned size, "nothing to compact" returned as a :class:`PlanSkip` rather than an
 error (DESIGN.md deviation 4), and ``history_empty`` so a split turn with no earlier history keeps
 the previous summary (deviation 3). The cut itself, with deviation 2, lives in ``cut_point``.
@@ -19,12 +20,13 @@ from typing import Any
 from tui.compaction.cut_point import find_cut_point
 from tui.compaction.file_ops import FileOps, compute_file_lists, extract_from_messages, seed_from_details
 from tui.compaction.tokens import (
+    assistant_usage,
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
-    get_last_assistant_usage,
+    sum_tokens,
 )
-from tui.session.context import entry_to_message, pruned_outputs, pruned_tool_result
+from tui.session.context import context_from_path, entry_to_message, pruned_outputs, pruned_tool_result
 from tui.session.entries import Entry, Message
 
 KEEP_RECENT_TOKENS = 20_000
@@ -161,24 +163,42 @@ def effective_path(path: Sequence[Entry]) -> list[Entry]:
     return out
 
 
-def calibrate_keep_recent_tokens(
-    path: Sequence[Entry], estimated_tokens: int, keep_recent_tokens: int
-) -> tuple[int, float | None]:
-    """oh-my-pi's correction when real prompt tokens exceed the chars/4 estimate (pi #2562).
+def usage_ratio(path_entries: Sequence[Entry]) -> float | None:
+    """oh-my-pi's measured ratio of real prompt tokens to the chars/4 estimate, or None without usage.
 
-    ``estimated_tokens`` is the estimate of the path after the previous compaction. Returns the
-    keep budget divided by the ratio real/estimated when that ratio is above 1, and the ratio.
+    The last completed reply's prompt tokens (``input + cacheRead + cacheWrite``, else its context
+    total) are divided by the estimate of the context that reply was part of, built from the path up
+    to and including it: the previous summary, the kept messages and everything up to the reply. omp
+    divides by the entries after the previous compaction only, which leaves the summary and the kept
+    messages out of the estimate but not out of the usage, and inflates the ratio after a compaction.
+    Pass the path as stored: a prune appended after the reply did not shrink what that request sent.
     """
-    usage = get_last_assistant_usage(path)
-    if usage is None:
-        return keep_recent_tokens, None
-    prompt = (usage.get("input") or 0) + (usage.get("cacheRead") or 0) + (usage.get("cacheWrite") or 0)
-    if not prompt:
-        prompt = calculate_context_tokens(usage)
-    ratio = prompt / estimated_tokens if estimated_tokens else 0.0
-    if math.isfinite(ratio) and ratio > 1:
-        return max(1, math.floor(keep_recent_tokens / ratio)), ratio
-    return keep_recent_tokens, ratio
+    for index in range(len(path_entries) - 1, -1, -1):
+        entry = path_entries[index]
+        usage = assistant_usage(entry.get("message") or {}) if entry.get("type") == "message" else None
+        if usage is None:
+            continue
+        prompt = (usage.get("input") or 0) + (usage.get("cacheRead") or 0) + (usage.get("cacheWrite") or 0)
+        if not prompt:
+            prompt = calculate_context_tokens(usage)
+        estimated = sum_tokens(context_from_path(path_entries[: index + 1]).messages)
+        return prompt / estimated if estimated else 0.0
+    return None
+
+
+def calibrated_keep(keep_recent_tokens: int, ratio: float | None) -> int:
+    """The keep budget divided by ``ratio`` when real tokens exceed the estimate (pi #2562)."""
+    if ratio is not None and math.isfinite(ratio) and ratio > 1:
+        return max(1, math.floor(keep_recent_tokens / ratio))
+    return keep_recent_tokens
+
+
+def calibrate_keep_recent_tokens(
+    path_entries: Sequence[Entry], keep_recent_tokens: int
+) -> tuple[int, float | None]:
+    """oh-my-pi's correction of ``keep_recent_tokens`` by :func:`usage_ratio`; returns it and the ratio."""
+    ratio = usage_ratio(path_entries)
+    return calibrated_keep(keep_recent_tokens, ratio), ratio
 
 
 def _messages(entries: Sequence[Entry]) -> tuple[list[Message], list[str]]:
@@ -214,7 +234,7 @@ def prepare_compaction(
     keep = keep_recent_tokens
     ratio = None
     if calibrate:
-        keep, ratio = calibrate_keep_recent_tokens(path, sum(per_entry), keep_recent_tokens)
+        keep, ratio = calibrate_keep_recent_tokens(path_entries, keep_recent_tokens)
 
     cut = find_cut_point(path, start, end, keep)
     first_kept = cut.first_kept_index

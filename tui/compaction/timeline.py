@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from tui.compaction.context_size import path_context
 from tui.compaction.head_tail import (
     HeadTailConfig,
     HeadTailPlan,
@@ -31,10 +32,11 @@ from tui.compaction.head_tail import (
 from tui.compaction.plan import (
     CompactionPlan,
     PlanSkip,
-    calibrate_keep_recent_tokens,
+    calibrated_keep,
     effective_path,
     prepare_compaction,
     threshold,
+    usage_ratio,
 )
 from tui.compaction.timeline_names import (
     DEFAULT_STRATEGY,
@@ -48,8 +50,8 @@ from tui.compaction.timeline_names import (
     STRATEGY_HEAD_TAIL,
     STRATEGY_KEEP_RECENT,
 )
-from tui.compaction.tokens import estimate_context_tokens, estimate_tokens
-from tui.session.context import context_from_path, entry_to_message
+from tui.compaction.tokens import estimate_tokens
+from tui.session.context import entry_to_message
 from tui.session.entries import Entry
 
 REASONS = frozenset({"manual", "threshold", "overflow"})
@@ -218,6 +220,7 @@ class Timeline:
             self.estimates,
             self.compaction_index + 1 if self.compaction_index is not None else 0,
             self.calibrate,
+            usage_ratio(path_entries) if self.calibrate else None,
             self.context_window,
             self.context_tokens,
             self.overhead_tokens,
@@ -225,7 +228,7 @@ class Timeline:
         )
         span = self.keep_span if keep == self.keep_recent_tokens else None
         planned = _plan_what_if(
-            bar, effective_path(path_entries), keep, reserve, span, strategy or self.strategy, self.head_tail
+            bar, path_entries, keep, reserve, span, strategy or self.strategy, self.head_tail
         )
         return replace(self, what_if=planned)
 
@@ -274,18 +277,10 @@ def build_timeline(
     # Where the context starts on the path: the kept entry, else the compaction itself, else the root.
     origin = boundary_index if boundary_index is not None else (compaction_index or 0)
 
-    # Nothing before the origin reaches the context (prunes are already applied to `path`).
-    ctx = context_from_path(path[origin:])
-    # pi's stale-usage rule: a reply from before the latest compaction reports the old, larger context.
-    # Until a newer reply reports usage, the size after the compaction is the estimate of what is left.
-    if compaction_index is not None:
-        ctx.messages = [
-            {**m, "usage": None}
-            if m.get("role") == "assistant" and index_of.get(entry_id, -1) < compaction_index
-            else m
-            for m, entry_id in zip(ctx.messages, ctx.entry_ids, strict=True)
-        ]
-    context = estimate_context_tokens(ctx.messages)
+    # Nothing before the origin reaches the context (prunes are already applied to `path`). The size
+    # is the CLI's and the status bar's: usage from before the latest compaction is ignored.
+    sized = path_context(path[origin:])
+    ctx, context = sized.context, sized.estimate
 
     # Scale every width by usage / estimate of the context messages the usage covered.
     ratio = None
@@ -332,6 +327,7 @@ def build_timeline(
         estimates=tuple(estimates),
         start=compaction_index + 1 if compaction_index is not None else 0,
         calibrate=calibrate,
+        keep_ratio=usage_ratio(path_entries) if calibrate else None,
         context_window=context_window,
         context_tokens=context.tokens,
         overhead=overhead,
@@ -366,7 +362,9 @@ def build_timeline(
         region_tokens=region_tokens,
         previous_summary_tokens=bar.previous_summary,
         compactions=tuple(_past_compactions(path, estimates, index_of)),
-        what_if=_plan_what_if(bar, path, keep, reserve, span, what_if_strategy or strategy, head_tail),
+        what_if=_plan_what_if(
+            bar, path_entries, keep, reserve, span, what_if_strategy or strategy, head_tail
+        ),
         strategy=strategy,
         head_tail=head_tail,
     )
@@ -463,6 +461,7 @@ class _Bar(NamedTuple):
     estimates: tuple[int, ...]
     start: int  # first path index after the latest compaction: where the planner may cut
     calibrate: bool
+    keep_ratio: float | None  # the planner's calibration ratio (usage_ratio of the stored path)
     context_window: int
     context_tokens: int
     overhead: int
@@ -472,9 +471,7 @@ class _Bar(NamedTuple):
 def _keep_span(bar: _Bar, path: Sequence[Entry], keep_recent_tokens: int) -> KeepSpan:
     """Walk back from the end adding message estimates, as the planner does, until the budget is met."""
     estimates, positions, start = bar.estimates, bar.positions, bar.start
-    keep = keep_recent_tokens
-    if bar.calibrate:
-        keep, _ = calibrate_keep_recent_tokens(path, sum(estimates[start:]), keep_recent_tokens)
+    keep = calibrated_keep(keep_recent_tokens, bar.keep_ratio) if bar.calibrate else keep_recent_tokens
     end = positions[-1]
     total = 0
     for i in range(len(path) - 1, start - 1, -1):
@@ -498,7 +495,10 @@ def _plan_what_if(
     strategy: str,
     head_tail: HeadTailConfig,
 ) -> WhatIf:
-    """Run the strategy's planner for ``(keep, reserve)`` on the (effective) path and place it on the bar."""
+    """Run the strategy's planner for ``(keep, reserve)`` on the stored path and place it on the bar.
+
+    The planners apply prunes themselves; the stored path lets calibration see what each request sent.
+    """
     if strategy == STRATEGY_HEAD_TAIL:
         return _head_tail_what_if(bar, path, keep, reserve, head_tail)
     plan = prepare_compaction(path, keep_recent_tokens=keep, reserve_tokens=reserve, calibrate=bar.calibrate)

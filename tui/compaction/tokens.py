@@ -147,9 +147,13 @@ class ContextEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: Sequence[Message]) -> ContextEstimate:
-    """pi's ``estimateContextTokens``: the last usage plus the chars/4 estimate of later messages."""
-    for index in range(len(messages) - 1, -1, -1):
+def estimate_context_tokens(messages: Sequence[Message], usage_from: int = 0) -> ContextEstimate:
+    """pi's ``estimateContextTokens``: the last usage plus the chars/4 estimate of later messages.
+
+    Usage reported by messages before index ``usage_from`` is stale (pi's rule after a compaction:
+    such a reply measured the context before it) and is ignored; those messages are estimated.
+    """
+    for index in range(len(messages) - 1, usage_from - 1, -1):
         usage = assistant_usage(messages[index])
         if usage is not None:
             usage_tokens = calculate_context_tokens(usage)
