@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from textual.widgets import Input
+from textual.widgets._toast import Toast
 
 from tests import factories as f
 from tests.app_e2e_helpers import (
@@ -40,6 +41,7 @@ from tui.launch import Launch
 from tui.screens.dialogs import LabelDialog, SummarizeBranchDialog
 from tui.screens.session_picker import SessionPicker
 from tui.screens.settings_screen import SettingsScreen
+from tui.screens.tree_screen import TreeScreen
 from tui.session.store import SessionStore
 from widgets.chat_messages import (
     AssistantMessage,
@@ -350,6 +352,42 @@ async def test_tree_pane_filters_search_fold_and_label(tmp_path, monkeypatch, fa
         await wait_until(pilot, lambda: not screen.tree_pane.display and screen.prompt.has_focus, "the close")
 
 
+async def test_full_screen_tree_labels_the_selected_entry(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    path, _ids = branched_session(tmp_path)
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), "the tree screen")
+        tree_screen = app.screen
+        store = screen.agent.store
+        target = store.leaf_id
+        await pilot.press("L")
+        await wait_until(pilot, lambda: isinstance(app.screen, LabelDialog), "the label dialog")
+        await pilot.press(*"[/x] mark", "enter")
+        await wait_until(pilot, lambda: store.label_of(target) == "[/x] mark", "the label entry")
+        assert app.screen is tree_screen
+        await wait_until(pilot, lambda: "[[/x] mark]" in screen_text(app), "the label in the tree")
+
+
+async def test_notifications_show_markup_literally(tmp_path, monkeypatch, fake_openai) -> None:
+    # "[/foo]" in a model name once crashed the app while the toast was drawn.
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await ready(pilot, app)
+        screen.prompt.focus()
+        await pilot.press(*"/model x[/foo] [b]y", "enter")
+
+        def toasts() -> list[str]:
+            return [toast.render().plain for toast in app.screen.query(Toast)]
+
+        await wait_until(pilot, lambda: any("Model: x[/foo] [b]y" in t for t in toasts()), "the literal toast")
+        await pilot.pause()
+        assert app.is_running and screen.agent.model == "x[/foo] [b]y"
+
+
 # --- the compaction timeline ----------------------------------------------------------------------
 
 
@@ -562,6 +600,11 @@ async def test_watch_mode_shows_lines_appended_by_another_writer(tmp_path, monke
             assert screen.timeline.timeline.path_length == 4
             assert [s.entry_id for s in screen.timeline.timeline.segments][-1] == reply["id"]
             assert ids[0] in {r.entry_id for r in tree.rows}
+            # Shift+L in a read-only session warns instead of failing to append.
+            screen.tree_pane.view.focus()
+            await pilot.press("L")
+            await wait_until(pilot, lambda: any("read-only" in n[1] for n in app.notes), "the warning")
+            assert not isinstance(app.screen, LabelDialog) and app.is_running
     finally:
         writer.close()
 

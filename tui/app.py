@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 
@@ -24,7 +25,6 @@ from tui.launch import Launch, OpenedSession, open_session
 if TYPE_CHECKING:
     from tui.config import Settings, SettingsError
     from tui.config.loader import LoadResult
-
 
 
 def quick_ui_setting(key: str) -> object:
@@ -136,6 +136,20 @@ class KompaktApp(App[None]):
         self.launch, self.session = launch, opened
         return opened
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast whose text is always shown literally (widgets' ``notify`` passes ``markup=True``):
+        notifications carry model names, paths and settings values, and a stray ``[/x]`` in one must
+        neither style the toast nor crash the app."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
     # --- settings -------------------------------------------------------------------------------
     def apply_settings(self, settings: Settings) -> None:
         """Apply the parts of the settings that belong to the app: theme and keymap."""
@@ -183,6 +197,15 @@ class KompaktApp(App[None]):
             severity="error",
             timeout=12,
         )
+
+    def on_session_tree_view_label_requested(self, message: Any) -> None:
+        """Shift+L in the full-screen tree: that screen is not under the main screen, so its message
+        bubbles here; the main screen owns the store and labels as it does for its own pane."""
+        from tui.screens.main import MainScreen
+
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if main is not None:
+            main.label_requested(message)
 
     def on_settings_screen_saved(self, message: Any) -> None:
         """The settings screen saved: apply at once (the watcher ignores our own write)."""

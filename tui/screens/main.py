@@ -532,15 +532,23 @@ class MainScreen(Screen[None]):
         self.prompt.focus()
 
     @on(SessionTreeView.LabelRequested)
-    def _label_requested(self, event: SessionTreeView.LabelRequested) -> None:
+    def label_requested(self, event: SessionTreeView.LabelRequested) -> None:
+        """Shift+L on a tree row (this screen's pane, or the full-screen tree via the app)."""
         event.stop()
         from tui.screens.dialogs import LabelDialog
+        from tui.screens.tree_screen import TreeScreen
+
+        if self.kapp.session.read_only:
+            self.notify("This session is open read-only: labels cannot be saved.", severity="warning")
+            return
 
         def save(label: str | None) -> None:
             if label is None or self.agent is None:
                 return
             self.agent.store.append_label(event.entry_id, label or None)
             self._after_store_change()
+            if isinstance(self.app.screen, TreeScreen):
+                self.app.screen.pane.refresh_tree()
 
         self.app.push_screen(LabelDialog(event.current_label or ""), save)
 
