@@ -39,6 +39,7 @@ from tui import cli
 from tui.agent.offline import OFFLINE_MODEL, offline_reply
 from tui.launch import Launch
 from tui.screens.dialogs import LabelDialog, SummarizeBranchDialog
+from tui.screens.model_picker import ModelPicker
 from tui.screens.session_picker import SessionPicker
 from tui.screens.settings_screen import SettingsScreen
 from tui.screens.tree_screen import TreeScreen
@@ -386,6 +387,21 @@ async def test_notifications_show_markup_literally(tmp_path, monkeypatch, fake_o
         await wait_until(pilot, lambda: any("Model: x[/foo] [b]y" in t for t in toasts()), "the literal toast")
         await pilot.pause()
         assert app.is_running and screen.agent.model == "x[/foo] [b]y"
+
+
+async def test_f6_and_f7_open_the_pickers_while_the_prompt_has_focus(tmp_path, monkeypatch, fake_openai) -> None:
+    # The prompt's TextArea binds F6 and F7 itself (select line, select all): the screen's keys must win.
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        screen.prompt.focus()
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), "the model picker")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, "the main screen")
+        screen.prompt.focus()
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker), "the session picker")
 
 
 # --- the compaction timeline ----------------------------------------------------------------------

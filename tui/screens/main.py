@@ -76,13 +76,13 @@ class MainScreen(Screen[None]):
 
     AUTO_FOCUS = "PromptInput"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f2", "toggle_tree", "Tree pane", id="main.toggle_tree"),
-        Binding("f3", "open_tree", "Full tree", id="main.open_tree", show=False),
-        Binding("f4", "toggle_timeline", "Timeline", id="main.toggle_timeline"),
-        Binding("f5", "settings", "Settings", id="main.settings"),
-        Binding("f6", "model", "Model", id="main.model", show=False),
-        Binding("f7", "resume", "Sessions", id="main.resume", show=False),
-        Binding("f8", "compact", "Compact", id="main.compact"),
+        Binding("f2", "toggle_tree", "Tree pane", id="main.toggle_tree", priority=True),
+        Binding("f3", "open_tree", "Full tree", id="main.open_tree", priority=True, show=False),
+        Binding("f4", "toggle_timeline", "Timeline", id="main.toggle_timeline", priority=True),
+        Binding("f5", "settings", "Settings", id="main.settings", priority=True),
+        Binding("f6", "model", "Model", id="main.model", priority=True, show=False),
+        Binding("f7", "resume", "Sessions", id="main.resume", priority=True, show=False),
+        Binding("f8", "compact", "Compact", id="main.compact", priority=True),
         Binding("escape", "cancel", "Cancel", id="main.cancel", show=False),
         Binding("ctrl+n", "new_session", "New session", id="main.new", show=False),
     ]
