@@ -180,6 +180,28 @@ async def test_bang_command_adds_a_bash_execution(tmp_path, monkeypatch, fake_op
         assert fake_openai.hit_count == 0  # a shell command is not a model call
 
 
+async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_next(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await type_prompt(pilot, "!sleep 30; echo never")
+        await wait_until(pilot, lambda: screen.agent.is_busy, "the command to start")
+        assert "esc cancels" in screen.status.message
+        await type_prompt(pilot, "typed during the command")
+        assert screen._queued == ["typed during the command"]
+        await pilot.press("escape")
+        store = screen.agent.store
+        await wait_idle(pilot, app, lambda: assistant_texts(store), "the queued prompt's reply")
+        roles = [e["message"]["role"] for e in store.get_branch()]
+        assert roles == ["bashExecution", "user", "assistant"]
+        bash, user = (e["message"] for e in store.get_branch()[:2])
+        assert bash["cancelled"] is True and "never" not in bash["output"]
+        assert user["content"] == [{"type": "text", "text": "typed during the command"}]
+        assert fake_openai.hit_count == 1
+
+
 async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypatch) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     home.settings_file.write_text(settings_toml(None))
@@ -384,12 +406,16 @@ async def test_notifications_show_markup_literally(tmp_path, monkeypatch, fake_o
         def toasts() -> list[str]:
             return [toast.render().plain for toast in app.screen.query(Toast)]
 
-        await wait_until(pilot, lambda: any("Model: x[/foo] [b]y" in t for t in toasts()), "the literal toast")
+        await wait_until(
+            pilot, lambda: any("Model: x[/foo] [b]y" in t for t in toasts()), "the literal toast"
+        )
         await pilot.pause()
         assert app.is_running and screen.agent.model == "x[/foo] [b]y"
 
 
-async def test_f6_and_f7_open_the_pickers_while_the_prompt_has_focus(tmp_path, monkeypatch, fake_openai) -> None:
+async def test_f6_and_f7_open_the_pickers_while_the_prompt_has_focus(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
     # The prompt's TextArea binds F6 and F7 itself (select line, select all): the screen's keys must win.
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
@@ -459,8 +485,10 @@ async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_opena
         # The chat now starts with the compaction summary (above the window mounted for the first frame).
         await wait_until(
             pilot,
-            lambda: screen.chat.items[0].message.get("role") == "compactionSummary"
-            and "six questions" in str(screen.chat.items[0].message.get("summary")),
+            lambda: (
+                screen.chat.items[0].message.get("role") == "compactionSummary"
+                and "six questions" in str(screen.chat.items[0].message.get("summary"))
+            ),
             "the summary first in the chat",
         )
         await screen.chat.load_earlier()

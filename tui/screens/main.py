@@ -275,6 +275,7 @@ class MainScreen(Screen[None]):
             if operation == "prompt":
                 await self.agent.prompt(args[0])
             elif operation == "bash":
+                self.status.message = "running a shell command · esc cancels it"
                 await self.agent.run_bash(args[0], exclude_from_context=args[1])
             elif operation == "compact":
                 instructions, keep, reserve, strategy = (*args, None, None, None)[:4]
@@ -286,8 +287,10 @@ class MainScreen(Screen[None]):
         except Exception as exc:  # an agent error must not take the app down
             self.notify(f"{type(exc).__name__}: {exc}", title="Error", severity="error", timeout=12)
         finally:
+            if operation == "bash":
+                self.status.message = ""
             self._after_store_change()
-        if self._queued and operation in ("prompt", "continue", "compact"):
+        if self._queued:  # what was typed during the run goes out now, before anything typed later
             queued, self._queued = "\n\n".join(self._queued), []
             self.status.message = ""
             self.run_agent("prompt", queued)
@@ -631,7 +634,7 @@ class MainScreen(Screen[None]):
         self.run_agent("compact", None)
 
     def action_cancel(self) -> None:
-        if self.agent is not None and (self.agent.is_streaming or self.agent.is_compacting):
+        if self.agent is not None and self.agent.is_busy:  # a reply, a compaction or a shell command
             self.agent.abort()
             self.status.message = "cancelling…"
 
