@@ -202,6 +202,27 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_
         assert fake_openai.hit_count == 1
 
 
+async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch, fake_openai) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    store, _ids = new_session(tmp_path, [("export this question", "and this answer")])
+    path = store.path
+    store.close()
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        await ready(pilot, app)
+        await type_prompt(pilot, "/export md")
+        await wait_until(pilot, lambda: any(n[0] == "Exported" for n in app.notes), "the export")
+        written = Path(next(n[1] for n in app.notes if n[0] == "Exported").removeprefix("Wrote "))
+        text = written.read_text()
+        assert written.suffix == ".md" and "export this question" in text and "and this answer" in text
+        await type_prompt(pilot, "/export pdf")
+        await wait_until(
+            pilot, lambda: any("Usage: /export [html|md]" in n[1] for n in app.notes), "the usage"
+        )
+        assert [n[0] for n in app.notes].count("Exported") == 1
+
+
 async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypatch) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     home.settings_file.write_text(settings_toml(None))

@@ -104,3 +104,29 @@ def test_corrupt_line_is_reported_as_a_warning(tmp_path: Path, capsys: pytest.Ca
     path.write_bytes(path.read_bytes() + b"{broken\n")
     assert main(["stats", str(path)]) == 0
     assert "line 3" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--keep-recent-tokens", "-5"], "--keep-recent-tokens: -5 is below 0"),
+        (["--reserve-tokens", "lots"], "--reserve-tokens: 'lots' is not a whole number"),
+        (["--context-window", "0"], "--context-window: 0 is below 1"),
+    ],
+)
+def test_plan_rejects_budgets_the_settings_would_reject(
+    session: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["plan", str(session), *argv])
+    assert exited.value.code == 2 and expected in capsys.readouterr().err
+
+
+def test_plan_rejects_a_reserve_that_fills_the_window(
+    session: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["plan", str(session), "--context-window", "50000", "--reserve-tokens", "50000"])
+    assert code == 2
+    assert (
+        "--reserve-tokens 50,000 leaves no room in the 50,000-token context window" in capsys.readouterr().err
+    )

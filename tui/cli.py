@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +187,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     path = store.get_branch(leaf)
     sized = path_context(path)
     window, window_source = resolve_context_window(args.context_window, sized.context.model)
+    if args.reserve_tokens >= window:
+        raise UserError(
+            f"--reserve-tokens {args.reserve_tokens:,} leaves no room in the {window:,}-token context window"
+        )
     limit = threshold(window, args.reserve_tokens)
     context_tokens = sized.estimate.tokens
     plan = prepare_compaction(
@@ -430,6 +434,21 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return run_tui("watch", args.file)
 
 
+def _tokens(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of tokens, at least ``least`` (the same bounds as the settings)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is below {least}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kompakt",
@@ -472,9 +491,9 @@ def build_parser() -> argparse.ArgumentParser:
     plan = sub.add_parser("plan", help="show where compaction would cut, without running it")
     plan.add_argument("file")
     plan.add_argument("--leaf")
-    plan.add_argument("--keep-recent-tokens", type=int, default=20000)
-    plan.add_argument("--reserve-tokens", type=int, default=16384)
-    plan.add_argument("--context-window", type=int)
+    plan.add_argument("--keep-recent-tokens", type=_tokens(0), default=20000)
+    plan.add_argument("--reserve-tokens", type=_tokens(0), default=16384)
+    plan.add_argument("--context-window", type=_tokens(1))
     plan.add_argument("--no-calibrate", action="store_true", help="skip the usage-ratio calibration")
     plan.add_argument("--json", action="store_true")
     plan.set_defaults(func=cmd_plan)

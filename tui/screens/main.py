@@ -340,7 +340,10 @@ class MainScreen(Screen[None]):
             return
         from tui.export import export_session
 
-        fmt = "md" if kind.strip().lower().startswith("m") else "html"
+        fmt = {"html": "html", "md": "md", "markdown": "md"}.get(kind.strip().lower())
+        if fmt is None:
+            self.notify("Usage: /export [html|md]", severity="warning")
+            return
         path = export_session(self.agent.store, fmt, leaf_id=self.agent.store.leaf_id)
         self.notify(f"Wrote {path}", title="Exported")
 
