@@ -223,6 +223,23 @@ async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch,
         assert [n[0] for n in app.notes].count("Exported") == 1
 
 
+async def test_a_reserve_that_fills_the_window_is_reported_and_never_compacts(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai, reserve_tokens=CONTEXT_WINDOW))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(
+            pilot, lambda: any("automatic compaction is off" in n[1] for n in app.notes), "the warning"
+        )
+        await type_prompt(pilot, "hello")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
+        assert not any(n[0].startswith("Compact") for n in app.notes)
+        assert [e["type"] for e in screen.agent.store.get_branch()] == ["message", "message"]
+
+
 async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypatch) -> None:
     home = isolated_home(tmp_path, monkeypatch)
     home.settings_file.write_text(settings_toml(None))

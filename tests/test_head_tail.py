@@ -428,3 +428,12 @@ def test_compaction_due_follows_the_strategy():
     assert not compaction_due(path, keep_recent, 100_000, context_tokens=tokens)
     disabled = compaction_settings(strategy="head-tail", reserve=0, enabled=False)
     assert not compaction_due(path, disabled, 10_000, context_tokens=0)
+
+
+def test_a_reserve_that_fills_the_window_never_triggers_either_strategy():
+    # threshold = window − reserve ≤ 0 would fire on every turn, and no summary can make room.
+    path = f.chain(_session(turns=10, size=400))
+    for strategy in ("keep-recent", "head-tail"):
+        settings = compaction_settings(strategy=strategy, reserve=100_000)
+        assert not compaction_due(path, settings, 100_000, context_tokens=10**9)
+        assert compaction_due(path, compaction_settings(strategy=strategy, reserve=99_000), 100_000, 10**9)

@@ -125,6 +125,12 @@ def plan_for_strategy(
     )
 
 
+def reserve_fills_window(reserve_tokens: int, context_window: int) -> bool:
+    """A reserve as large as the window leaves no threshold: every turn would try to compact, and no
+    summary could make room, so automatic compaction waits until the setting is fixed (the UI says so)."""
+    return context_window > 0 and reserve_tokens >= context_window
+
+
 def compaction_due(path: list[Entry], settings: Settings, context_window: int, context_tokens: int) -> bool:
     """Whether the configured strategy's trigger fires for the active path.
 
@@ -132,7 +138,7 @@ def compaction_due(path: list[Entry], settings: Settings, context_window: int, c
     threshold on its own estimate of the path, the estimate its planner cuts with.
     """
     config = settings.compaction
-    if not config.enabled:
+    if not config.enabled or reserve_fills_window(config.reserve_tokens, context_window):
         return False
     if config.strategy == "head-tail":
         return head_tail_due(

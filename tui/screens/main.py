@@ -192,6 +192,21 @@ class MainScreen(Screen[None]):
         self.refresh_timeline()
         for notice in notices:
             self.notify(notice, timeout=8)
+        self._warn_if_reserve_fills_window()
+
+    def _warn_if_reserve_fills_window(self) -> None:
+        from tui.compaction.engine import reserve_fills_window
+
+        assert self.agent is not None
+        reserve, window = self.kapp.settings.compaction.reserve_tokens, self.agent.context_window
+        if reserve_fills_window(reserve, window):
+            self.notify(
+                f"compaction.reserveTokens {reserve:,} is not below the context window of {window:,} "
+                f"tokens of {self.agent.model}: automatic compaction is off until it is lowered.",
+                title="Settings",
+                severity="warning",
+                timeout=12,
+            )
 
     def _load_tree(self) -> None:
         """Build the tree pane's rows; deferred until the pane is first shown (10k rows take a moment)."""
@@ -229,6 +244,7 @@ class MainScreen(Screen[None]):
         if self.agent is not None:
             self.agent.update_settings(settings)
             self.agent.store.fsync_mode = settings.session.fsync
+            self._warn_if_reserve_fills_window()
         self.timeline.display = settings.ui.show_timeline
         self.refresh_timeline()
         self._refresh_status()
