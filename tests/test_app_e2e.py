@@ -768,3 +768,17 @@ async def test_prompt_history_survives_a_restart(tmp_path, monkeypatch, fake_ope
         screen.prompt.focus()
         await pilot.press("up")
         await wait_until(pilot, lambda: screen.prompt.text == "remember this prompt", "the recalled prompt")
+
+
+def test_reload_notices_show_values_as_written_in_settings_toml() -> None:
+    from tui.app import _as_toml
+
+    assert [_as_toml(v) for v in (None, True, False, 8000, 0.5, "openai/gpt-5", ["a", "b"])] == [
+        "unset",
+        "true",
+        "false",
+        "8000",
+        "0.5",
+        '"openai/gpt-5"',
+        '["a", "b"]',
+    ]

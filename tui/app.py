@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,6 +26,17 @@ from tui.launch import Launch, OpenedSession, open_session
 if TYPE_CHECKING:
     from tui.config import Settings, SettingsError
     from tui.config.loader import LoadResult
+
+
+def _as_toml(value: object) -> str:
+    """A setting's value as the user wrote it in settings.toml (true, "text", [..]); unset for None."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def quick_ui_setting(key: str) -> object:
@@ -184,7 +196,7 @@ class KompaktApp(App[None]):
         self.apply_settings(settings)
         with contextlib.suppress(SettingsError):
             self.load_result = load_default_settings()
-        shown = ", ".join(f"{key} {old!r} → {new!r}" for key, old, new in changes[:4])
+        shown = ", ".join(f"{key} {_as_toml(old)} → {_as_toml(new)}" for key, old, new in changes[:4])
         more = f" (+{len(changes) - 4} more)" if len(changes) > 4 else ""
         self.notify(f"{shown}{more}", title="Settings reloaded", timeout=6)
         self.settings_changed.publish((settings, changes))
