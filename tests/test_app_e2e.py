@@ -557,8 +557,9 @@ async def test_what_if_boundary_follows_keep_recent_and_matches_kompakt_plan(
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         timeline = screen.timeline
-        timeline.focus()
-        await pilot.pause()
+        screen.prompt.focus()
+        await pilot.press("f4")  # expands and focuses the timeline: its what-if keys work at once
+        await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "the focused timeline")
         seen = []
         for keys, keep in (((), 3000), (("minus",), 2000), (("plus", "plus", "plus"), 5000)):
             await pilot.press(*keys)

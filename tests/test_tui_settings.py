@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Select, Static, Switch, TextArea
+from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
 from tui.config import field_docs
@@ -191,9 +191,12 @@ async def test_the_project_file_toggle_saves_there(files):
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
         await type_into(pilot, app, "agent.maxIterations", "12")
+        label = app.screen.query_one("#settings-target-label", Label)
+        assert str(label.content) == "Save to: user file"
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert app.screen.target_path == project
+        assert str(label.content) == "Save to: project file"
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()

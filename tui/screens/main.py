@@ -625,7 +625,13 @@ class MainScreen(Screen[None]):
 
     # --- the timeline -------------------------------------------------------------------------
     def action_toggle_timeline(self) -> None:
+        """F4: expand the timeline and focus it (its what-if keys then work at once); F4 again gives the
+        prompt the focus back."""
         self.timeline.expanded = not self.timeline.expanded
+        if self.timeline.expanded and self.timeline.display:
+            self.timeline.focus()
+        elif self.timeline.has_focus:
+            self.prompt.focus()
 
     @on(CompactionTimeline.CompactNowRequested)
     def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:

@@ -155,7 +155,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 preview.can_focus = False
                 yield preview
             with Horizontal(id="settings-target-bar"):
-                yield Label("Save to project file")
+                yield Label(self._target_label(False), id="settings-target-label")
                 yield Switch(False, id="settings-target")
                 yield Static(self._target_text(self._user_path), id="settings-target-path")
             yield SettingsForm(self._result, id="settings-form")
@@ -165,6 +165,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def on_mount(self) -> None:
         if self._preview is not None:
             self._preview(self.query_one("#settings-preview", CompactionTimeline))
+
+    @staticmethod
+    def _target_label(to_project: bool) -> str:
+        # The switch flips the target; the label names the current one, so off does not read as "no".
+        return "Save to: project file" if to_project else "Save to: user file"
 
     @staticmethod
     def _target_text(path: Path) -> Text:
@@ -179,6 +184,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
     @on(Switch.Changed, "#settings-target")
     def _target_changed(self, event: Switch.Changed) -> None:
         event.stop()
+        self.query_one("#settings-target-label", Label).update(self._target_label(event.value))
         self.query_one("#settings-target-path", Static).update(self._target_text(self.target_path))
         self.query_one(SettingsForm).set_target("project" if event.value else "user")
 
