@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widget import Widget
@@ -381,6 +382,25 @@ async def test_a_window_shorter_than_estimated_is_filled_to_the_pane() -> None:
         assert 0 < pane.first_loaded < 39
         assert pane.virtual_size.height > pane.size.height
         assert len(pane.message_widgets) == 40 - pane.first_loaded
+
+
+@pytest.mark.parametrize("key", ["up", "pageup", "home"])
+async def test_keys_at_the_top_load_earlier_messages(monkeypatch, key: str) -> None:
+    # A window that cannot scroll (here: the fill after the first frame is switched off) sits at the
+    # top already, so no scroll reaches the top to load more: the key itself must.
+    monkeypatch.setattr(ChatPane, "_fill_viewport", lambda self: None)
+    text = "\n".join(f"line {n}" for n in range(200))
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.pane
+        await pane.load_messages(f.chain([f.assistant(text) for _ in range(5)]))
+        await settle(pilot)
+        assert pane.first_loaded == 4 and pane.scroll_y <= 0  # (a short window sits at the bottom)
+        pane.focus()
+        await pilot.press(key)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert pane.first_loaded < 4 and len(pane.message_widgets) == 5 - pane.first_loaded
 
 
 async def test_load_more_bar_click_backfills() -> None:

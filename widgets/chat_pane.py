@@ -11,11 +11,12 @@ oldest widgets are pruned once it grows past a high-water mark. New messages arr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -373,10 +374,31 @@ Messages of the current branch. Scroll to the top to load older messages.
             node = node.parent
         return None
 
+    def _load_earlier_if_at_top(self) -> None:
+        # Scrolling to the top loads older messages, but a key pressed already at the top scrolls
+        # nowhere (and a window shorter than the pane cannot scroll at all): load them for the key.
+        if self.scroll_y <= 0 and self._first > 0 and not self._loading:
+            self.run_worker(self.load_earlier(), group="chat.backfill")
+
+    def _scroll_or_load(self, scroll: Callable[[], None]) -> None:
+        try:
+            scroll()
+        except SkipAction:  # nothing to scroll: the key still loads older messages, if there are any
+            if self._first == 0:
+                raise
+        self._load_earlier_if_at_top()
+
+    def action_scroll_home(self) -> None:
+        self._scroll_or_load(super().action_scroll_home)
+
+    def action_page_up(self) -> None:
+        self._scroll_or_load(super().action_page_up)
+
     async def action_previous_message(self) -> None:
         index = self._focused_index()
         if index is None:
             self.scroll_up()
+            self._load_earlier_if_at_top()
             return
         if index == 0:
             index += await self.load_earlier()
