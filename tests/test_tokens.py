@@ -13,8 +13,8 @@ from tui.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
-    get_last_assistant_usage,
     json_compact,
+    last_usage_index,
     should_compact,
     utf16_len,
 )
@@ -102,7 +102,7 @@ def test_last_assistant_usage_is_the_latest():  # behaviour 3
             f.assistant("d", usage=f.usage(input=200)),
         ]
     )
-    assert get_last_assistant_usage(path)["input"] == 200
+    assert path[last_usage_index(path)]["message"]["usage"]["input"] == 200
 
 
 def test_last_assistant_usage_skips_aborted_and_error():  # behaviour 4
@@ -115,11 +115,11 @@ def test_last_assistant_usage_skips_aborted_and_error():  # behaviour 4
             f.assistant("e", usage=f.usage(input=200), stop_reason="aborted"),
         ]
     )
-    assert get_last_assistant_usage(path)["input"] == 100
+    assert path[last_usage_index(path)]["message"]["usage"]["input"] == 100
 
 
 def test_last_assistant_usage_none_without_assistants():  # behaviour 5
-    assert get_last_assistant_usage(f.chain([f.user("a"), f.user("b")])) is None
+    assert last_usage_index(f.chain([f.user("a"), f.user("b")])) is None
 
 
 def test_should_compact_threshold():  # behaviour 6

@@ -20,10 +20,10 @@ from typing import Any
 from tui.compaction.cut_point import find_cut_point
 from tui.compaction.file_ops import FileOps, compute_file_lists, extract_from_messages, seed_from_details
 from tui.compaction.tokens import (
-    assistant_usage,
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
+    last_usage_index,
     sum_tokens,
 )
 from tui.session.context import context_from_path, entry_to_message, pruned_outputs, pruned_tool_result
@@ -173,17 +173,15 @@ def usage_ratio(path_entries: Sequence[Entry]) -> float | None:
     messages out of the estimate but not out of the usage, and inflates the ratio after a compaction.
     Pass the path as stored: a prune appended after the reply did not shrink what that request sent.
     """
-    for index in range(len(path_entries) - 1, -1, -1):
-        entry = path_entries[index]
-        usage = assistant_usage(entry.get("message") or {}) if entry.get("type") == "message" else None
-        if usage is None:
-            continue
-        prompt = (usage.get("input") or 0) + (usage.get("cacheRead") or 0) + (usage.get("cacheWrite") or 0)
-        if not prompt:
-            prompt = calculate_context_tokens(usage)
-        estimated = sum_tokens(context_from_path(path_entries[: index + 1]).messages)
-        return prompt / estimated if estimated else 0.0
-    return None
+    index = last_usage_index(path_entries)
+    if index is None:
+        return None
+    usage = path_entries[index]["message"]["usage"]
+    prompt = (usage.get("input") or 0) + (usage.get("cacheRead") or 0) + (usage.get("cacheWrite") or 0)
+    if not prompt:
+        prompt = calculate_context_tokens(usage)
+    estimated = sum_tokens(context_from_path(path_entries[: index + 1]).messages)
+    return prompt / estimated if estimated else 0.0
 
 
 def calibrated_keep(keep_recent_tokens: int, ratio: float | None) -> int:

@@ -127,13 +127,12 @@ def assistant_usage(message: Message) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
-def get_last_assistant_usage(entries: Sequence[Entry]) -> dict[str, Any] | None:
-    """The usage of the last completed assistant ``message`` entry, or None."""
-    for entry in reversed(entries):
-        if entry.get("type") == "message":
-            usage = assistant_usage(entry.get("message") or {})
-            if usage is not None:
-                return usage
+def last_usage_index(entries: Sequence[Entry]) -> int | None:
+    """Index of the last completed assistant ``message`` entry with usage (pi's ``getLastAssistantUsage``)."""
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
+        if entry.get("type") == "message" and assistant_usage(entry.get("message") or {}) is not None:
+            return index
     return None
 
 
