@@ -221,6 +221,11 @@ class ChunkedMarkdown(Widget):
                 await self.mount(chunk)
                 self._tail, self._tail_text = chunk, piece
                 await self._fold_far_chunks()
+            # The chunks mounted last had no layout yet when the loop looked at them: look once more.
+            laid_out = asyncio.Event()
+            self.call_after_refresh(laid_out.set)
+            await laid_out.wait()
+            await self._fold_far_chunks()
 
     @property
     def chunks(self) -> list[ChatMarkdown]:
