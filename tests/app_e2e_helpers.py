@@ -196,3 +196,32 @@ def branched_session(cwd: Path) -> tuple[Path, dict[str, str]]:
     path = store.path
     store.close()
     return path, {"u1": u1, "a1": a1, "u2": u2, "a2": a2, "u3": u3, "a3": a3}
+
+
+def saved_session_app(
+    tmp_path: Path,
+    monkeypatch: Any,
+    server: FakeOpenAI,
+    turns: list[tuple[str, str]],
+    *,
+    chars: int = 0,
+    **settings: Any,
+) -> tuple[RecordingApp, Home, list[str]]:
+    """The app opened on a saved session of ``turns`` (see :func:`new_session`), in an isolated home whose
+    settings point ``openai/fake`` at ``server`` (``settings`` go to :func:`settings_toml`); the entry ids.
+    The session's path is ``app.launch.path``."""
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(server, **settings))
+    store, ids = new_session(tmp_path, turns, chars=chars)
+    store.close()
+    return make_app(home, Launch("open", store.path, tmp_path)), home, ids
+
+
+def branched_session_app(
+    tmp_path: Path, monkeypatch: Any, server: FakeOpenAI
+) -> tuple[RecordingApp, dict[str, str]]:
+    """The app opened on :func:`branched_session`, in an isolated home pointed at ``server``; its ids."""
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(server))
+    path, ids = branched_session(tmp_path)
+    return make_app(home, Launch("open", path, tmp_path)), ids

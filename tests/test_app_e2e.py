@@ -21,7 +21,7 @@ from tests import factories as f
 from tests.app_e2e_helpers import (
     CONTEXT_WINDOW,
     SETTINGS_COMMENT,
-    branched_session,
+    branched_session_app,
     isolated_home,
     loopback_app,
     main_screen,
@@ -29,6 +29,7 @@ from tests.app_e2e_helpers import (
     message,
     new_session,
     ready,
+    saved_session_app,
     screen_text,
     settings_toml,
     wait_idle,
@@ -203,12 +204,9 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_
 
 
 async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    store, _ids = new_session(tmp_path, [("export this question", "and this answer")])
-    path = store.path
-    store.close()
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, _home, _ids = saved_session_app(
+        tmp_path, monkeypatch, fake_openai, [("export this question", "and this answer")]
+    )
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         await ready(pilot, app)
         await type_prompt(pilot, "/export md")
@@ -293,10 +291,7 @@ def chat_texts(screen) -> list[str]:
 
 
 async def test_tree_navigation_without_summary_and_the_editor_text_rule(tmp_path, monkeypatch, fake_openai):
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    path, ids = branched_session(tmp_path)
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
@@ -328,14 +323,11 @@ async def test_tree_navigation_without_summary_and_the_editor_text_rule(tmp_path
 
 
 async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    path, ids = branched_session(tmp_path)
+    app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
     fake_openai.queue(
         Reply.text_reply("## Goal\nTried the new idea; it replied."),
         Reply.text_reply("## Goal\nThe old idea, summarised with care."),
     )
-    app = make_app(home, Launch("open", path, tmp_path))
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
@@ -367,10 +359,7 @@ async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake
 
 
 async def test_tree_pane_filters_search_fold_and_label(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    path, ids = branched_session(tmp_path)
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         view = screen.tree_pane.view
@@ -414,10 +403,7 @@ async def test_tree_pane_filters_search_fold_and_label(tmp_path, monkeypatch, fa
 
 
 async def test_full_screen_tree_labels_the_selected_entry(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    path, _ids = branched_session(tmp_path)
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await pilot.press("f3")
@@ -478,13 +464,15 @@ def timeline_text(app, screen) -> str:
 
 
 async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai, keep_recent_tokens=1500))
-    store, ids = new_session(tmp_path, [(f"question {n}", f"answer {n}") for n in range(6)], chars=2000)
-    path = store.path
-    store.close()
     fake_openai.queue(Reply.text_reply("## Goal\nA compact summary of six questions."))
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, _home, ids = saved_session_app(
+        tmp_path,
+        monkeypatch,
+        fake_openai,
+        [(f"question {n}", f"answer {n}") for n in range(6)],
+        chars=2000,
+        keep_recent_tokens=1500,
+    )
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         assert screen.timeline.timeline.boundary_id is None
@@ -548,12 +536,14 @@ def plan_json(path: Path, keep: int, reserve: int) -> dict:
 async def test_what_if_boundary_follows_keep_recent_and_matches_kompakt_plan(
     tmp_path, monkeypatch, fake_openai
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai, keep_recent_tokens=3000))
-    store, ids = new_session(tmp_path, [(f"question {n}", f"answer {n}") for n in range(8)], chars=4000)
-    path = store.path
-    store.close()
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, _home, ids = saved_session_app(
+        tmp_path,
+        monkeypatch,
+        fake_openai,
+        [(f"question {n}", f"answer {n}") for n in range(8)],
+        chars=4000,
+        keep_recent_tokens=3000,
+    )
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         timeline = screen.timeline
@@ -569,7 +559,7 @@ async def test_what_if_boundary_follows_keep_recent_and_matches_kompakt_plan(
                 f"the what-if at {keep}",
             )
             what_if = timeline.timeline.what_if
-            expected = plan_json(path, keep, what_if.reserve_tokens)
+            expected = plan_json(app.launch.path, keep, what_if.reserve_tokens)
             assert what_if.first_kept_entry_id == expected["firstKeptEntryId"]
             assert what_if.first_kept_entry_id in ids
             seen.append(ids.index(what_if.first_kept_entry_id))
@@ -586,12 +576,7 @@ async def test_what_if_boundary_follows_keep_recent_and_matches_kompakt_plan(
 
 
 async def test_settings_edit_and_save_through_f5(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    store, _ids = new_session(tmp_path, [("q", "a")])
-    path = store.path
-    store.close()
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q", "a")])
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         assert screen.timeline.timeline.threshold == CONTEXT_WINDOW - 16384
@@ -622,12 +607,7 @@ async def test_settings_edit_and_save_through_f5(tmp_path, monkeypatch, fake_ope
 async def test_external_settings_edits_are_picked_up_and_invalid_files_ignored(
     tmp_path, monkeypatch, fake_openai
 ) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    store, _ids = new_session(tmp_path, [("q", "a")])
-    path = store.path
-    store.close()
-    app = make_app(home, Launch("open", path, tmp_path))
+    app, home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q", "a")])
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         app.run_worker(app._watch_settings(), group="settings-watch", exclusive=True, exit_on_error=False)
@@ -693,12 +673,10 @@ async def test_watch_mode_shows_lines_appended_by_another_writer(tmp_path, monke
 
 
 async def test_new_and_resume_switch_sessions(tmp_path, monkeypatch, fake_openai) -> None:
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(fake_openai))
-    store, _ids = new_session(tmp_path, [("resume me please", "resumed answer")])
-    first = store.path
-    store.close()
-    app = make_app(home, Launch("open", first, tmp_path))
+    app, _home, _ids = saved_session_app(
+        tmp_path, monkeypatch, fake_openai, [("resume me please", "resumed answer")]
+    )
+    first = app.launch.path
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         assert len(screen.chat.message_widgets) == 2
