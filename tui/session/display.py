@@ -43,8 +43,12 @@ def _capped(content: Any) -> str:
 
 
 def _home(path: str) -> str:
+    # pi tests startsWith(home) alone, which turns /home/adam into ~m for the user ada: kompakt
+    # shortens only the home directory itself and paths inside it.
     home = os.path.expanduser("~")
-    return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home) else path
+    if home not in ("", "/", "~") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
 
 
 def _arg(args: Mapping[str, Any], *names: str, default: str = "") -> str:
