@@ -44,6 +44,44 @@ def test_list_and_latest_ignore_invalid_files(tmp_path: Path) -> None:
     assert latest_session("/elsewhere") is None
 
 
+def test_picker_name_is_the_latest_session_info_anywhere_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "pi" / encode_cwd("/w") / "long.jsonl"
+    with SessionStore.create(path, cwd="/w") as store:
+        store.append_message(
+            {"role": "user", "content": [{"type": "text", "text": "mentions session_info"}], "timestamp": 0}
+        )
+        store.append_session_info("early name")
+        for i in range(200):  # push the rename past the 64 KiB head that the listing parses
+            store.append_message(
+                {"role": "user", "content": [{"type": "text", "text": f"{i} " + "x" * 500}], "timestamp": 0}
+            )
+        store.append_session_info("  late name ")
+        store.append_message(
+            {"role": "user", "content": [{"type": "text", "text": '"session_info" in text'}], "timestamp": 0}
+        )
+    assert path.stat().st_size > 64 * 1024
+    assert read_summary(path, "pi").name == "late name"
+    with SessionStore.open(path) as store:
+        store.append_session_info("")
+    assert read_summary(path, "pi").name is None  # an empty name clears it (pi 0.73.1)
+
+
+def test_new_session_file_name_carries_the_header_id(tmp_path: Path) -> None:
+    import uuid
+
+    from tui.launch import Launch, open_session
+
+    opened = open_session(Launch("new", cwd=tmp_path))
+    store = opened.store
+    store.append_message({"role": "user", "content": "hi", "timestamp": 0})
+    stamp, _, rest = store.path.name.partition("_")
+    assert rest == f"{store.session_id}.jsonl"
+    assert uuid.UUID(store.session_id).version == 7
+    assert stamp == store.header["timestamp"].replace(":", "-").replace(".", "-")
+    assert store.path.parent.name == encode_cwd(str(tmp_path))
+    store.close()
+
+
 def test_empty_or_missing_roots() -> None:
     assert list_sessions() == [] and latest_session("/w") is None
 

@@ -106,10 +106,56 @@ def test_labels_last_wins_and_clear(store: SessionStore) -> None:
     assert store.label_of(m1["id"]) is None
 
 
-def test_session_name_latest_non_empty_wins(store: SessionStore) -> None:
+def test_session_name_latest_wins_trimmed_and_empty_clears(store: SessionStore) -> None:
+    # pi 0.73.1 (delta A.8): the latest session_info counts whatever its name; empty is a clear.
     store.append_session_info("one")
-    store.append_session_info("two")
+    store.append_session_info("  two  ")
     assert store.name == "two"
+    assert store.entries[-1]["name"] == "two"  # trimmed on write, as appendSessionInfo does
+    store.append_session_info("   ")
+    assert store.name is None
+    reopened_path = store.path
+    store.close()
+    with SessionStore.open(reopened_path, read_only=True) as again:
+        assert again.name is None
+
+
+def test_session_name_from_hand_written_entries_is_trimmed(tmp_path: Path) -> None:
+    path = tmp_path / "n.jsonl"
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
+        {
+            "type": "session_info",
+            "id": "a1",
+            "parentId": None,
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "name": "first",
+        },
+        {
+            "type": "session_info",
+            "id": "a2",
+            "parentId": "a1",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "name": "  padded\t",
+        },
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with SessionStore.open(path, read_only=True) as store:
+        assert store.name == "padded"
+
+
+def test_new_session_ids_are_uuid7(tmp_path: Path) -> None:
+    import uuid
+
+    from tui.session.entries import uuid7
+
+    ids = [uuid7() for _ in range(50)]
+    assert len(set(ids)) == 50
+    for value in ids:
+        parsed = uuid.UUID(value)
+        assert parsed.version == 7 and parsed.variant == uuid.RFC_4122
+    with SessionStore.create(tmp_path / "u.jsonl") as s:
+        assert uuid.UUID(s.session_id).version == 7
 
 
 def test_leaf_survives_reload_and_pi_appends_after_marker(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from tui.session.catalog import kompakt_home, latest_session, new_session_path
+from tui.session.catalog import create_session, kompakt_home, latest_session
 from tui.session.store import SessionStore
 
 LaunchMode = Literal["new", "continue", "open", "watch", "demo"]
@@ -72,7 +72,7 @@ def open_session(launch: Launch) -> OpenedSession:
         if path is None:
             notices.append("No earlier session here: starting a new one.")
     if path is None:
-        store = SessionStore.create(new_session_path(str(launch.cwd)), cwd=str(launch.cwd), defer=True)
+        store = create_session(str(launch.cwd), defer=True)
         return OpenedSession(store, False, False, notices)
     store = SessionStore.open(path, on_locked="read_only")
     if store.read_only:

@@ -336,7 +336,7 @@ class MainScreen(Screen[None]):
         elif name == "name":
             if self.agent is not None and argument:
                 self.agent.store.append_session_info(argument)
-                self.sub_title = argument
+                self.sub_title = self.agent.store.name or self.agent.store.path.name
                 self._after_store_change()
         elif name == "moa":
             self._toggle_moa(argument)

@@ -7,16 +7,17 @@ Listing reads only each file's head (header, name, first user message), so it st
 
 from __future__ import annotations
 
+import mmap
 import os
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
 
 from tui.session.display import content_text, flat
+from tui.session.entries import now_iso, session_info_name, uuid7
+from tui.session.store import FsyncMode, SessionStore
 
 HEAD_BYTES = 64 * 1024
 
@@ -39,11 +40,40 @@ def encode_cwd(cwd: str) -> str:
     return "--" + stripped.replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
 
 
-def new_session_path(cwd: str | None = None, root: Path | None = None) -> Path:
+def new_session_path(
+    cwd: str | None = None,
+    root: Path | None = None,
+    *,
+    session_id: str | None = None,
+    timestamp: str | None = None,
+) -> Path:
+    """``<root>/--<cwd>--/<timestamp>_<session id>.jsonl``; pass the header's id and timestamp (B.4)."""
     cwd = cwd or os.getcwd()
-    stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    name = f"{stamp.replace(':', '-').replace('.', '-')}_{uuid.uuid4()}.jsonl"
+    stamp = timestamp or now_iso()
+    name = f"{stamp.replace(':', '-').replace('.', '-')}_{session_id or uuid7()}.jsonl"
     return (root or sessions_root()) / encode_cwd(cwd) / name
+
+
+def create_session(
+    cwd: str,
+    *,
+    root: Path | None = None,
+    parent_session: str | None = None,
+    defer: bool = False,
+    fsync: FsyncMode = "always",
+) -> SessionStore:
+    """A new session whose file name carries the header's own UUIDv7 and timestamp."""
+    session_id, timestamp = uuid7(), now_iso()
+    path = new_session_path(cwd, root, session_id=session_id, timestamp=timestamp)
+    return SessionStore.create(
+        path,
+        cwd=cwd,
+        session_id=session_id,
+        timestamp=timestamp,
+        parent_session=parent_session,
+        defer=defer,
+        fsync=fsync,
+    )
 
 
 @dataclass(frozen=True)
@@ -79,7 +109,7 @@ def read_summary(path: Path, source: str) -> SessionSummary | None:
         or not isinstance(header.get("id"), str)
     ):
         return None
-    name, first = None, ""
+    first = ""
     for raw in lines[1:]:
         try:
             entry = orjson.loads(raw)
@@ -87,14 +117,52 @@ def read_summary(path: Path, source: str) -> SessionSummary | None:
             continue
         if not isinstance(entry, dict):
             continue
-        if entry.get("type") == "session_info" and entry.get("name"):
-            name = str(entry["name"])
         message = entry.get("message") if entry.get("type") == "message" else None
         if not first and isinstance(message, dict) and message.get("role") == "user":
             first = flat(content_text(message.get("content")), 120)
+    name = latest_session_name(path, head)
     return SessionSummary(
         path, source, header["id"], str(header.get("cwd", "")), name, first, stat.st_mtime, stat.st_size
     )
+
+
+_SESSION_INFO = b'"session_info"'
+
+
+def latest_session_name(path: Path, head: bytes = b"") -> str | None:
+    """The name set by the file's last ``session_info`` line (pi 0.73.1: latest wins, empty clears).
+
+    The whole file is searched backwards for the type's bytes, so a rename deep in a long session
+    counts without parsing every line; a match inside message text is checked and passed over.
+    """
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= len(head) or size == 0:
+                return _last_name_in(head or handle.read())
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return _last_name_in(data)
+    except (OSError, ValueError):
+        return None
+
+
+def _last_name_in(data: bytes | mmap.mmap) -> str | None:
+    end = len(data)
+    while True:
+        hit = data.rfind(_SESSION_INFO, 0, end)
+        if hit < 0:
+            return None
+        start = data.rfind(b"\n", 0, hit) + 1
+        stop = data.find(b"\n", hit)
+        try:
+            entry = orjson.loads(data[start : stop if stop >= 0 else len(data)])
+        except orjson.JSONDecodeError:
+            entry = None
+        if isinstance(entry, dict) and entry.get("type") == "session_info" and start > 0:
+            return session_info_name(entry)
+        end = start
+        if end <= 0:
+            return None
 
 
 def _files(root: Path) -> Iterable[Path]:

@@ -61,6 +61,18 @@ def iso_to_ms(value: str | None) -> int:
         return 0
 
 
+def uuid7() -> str:
+    """A version-7 UUID (RFC 9562): 48 bits of Unix milliseconds, then random bits; pi's session ids.
+
+    Python 3.11 has no ``uuid.uuid7``. Ids made in the same millisecond sort randomly among themselves,
+    which is all RFC 9562's basic method promises.
+    """
+    value = (now_ms() & ((1 << 48) - 1)) << 80 | secrets.randbits(80)
+    value = (value & ~(0xF << 76)) | (0x7 << 76)  # version 7
+    value = (value & ~(0x3 << 62)) | (0x2 << 62)  # RFC 4122 variant
+    return str(uuid.UUID(int=value))
+
+
 def generate_id(existing: Container[str]) -> str:
     """An 8-hex id not in ``existing``; after 100 collisions a full UUID, as pi does."""
     for _ in range(100):
@@ -96,6 +108,12 @@ def validate_entry(entry: Entry) -> None:
         role = entry["message"].get("role")
         if role not in MESSAGE_ROLES:
             raise EntryError(f"message: unknown role {role!r}")
+
+
+def session_info_name(entry: Entry) -> str | None:
+    """The session name a ``session_info`` entry sets: trimmed, and None when empty (a clear)."""
+    name = entry.get("name")
+    return name.strip() or None if isinstance(name, str) else None
 
 
 def is_custom(entry: Entry, custom_type: str) -> bool:

@@ -14,7 +14,6 @@ import fcntl
 import gc
 import os
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from tui.session.entries import (
     generate_id,
     is_custom,
     now_iso,
+    uuid7,
     validate_entry,
 )
 from tui.session.errors import (
@@ -191,6 +191,7 @@ class SessionStore:
         *,
         cwd: str | None = None,
         session_id: str | None = None,
+        timestamp: str | None = None,
         parent_session: str | None = None,
         fsync: FsyncMode = "always",
         persist_leaf: bool = True,
@@ -205,8 +206,8 @@ class SessionStore:
         store.header = {
             "type": "session",
             "version": CURRENT_SESSION_VERSION,
-            "id": session_id or str(uuid.uuid4()),
-            "timestamp": now_iso(),
+            "id": session_id or uuid7(),
+            "timestamp": timestamp or now_iso(),
             "cwd": cwd if cwd is not None else os.getcwd(),
         }
         if parent_session:
@@ -294,7 +295,7 @@ class SessionStore:
             self.header = {
                 "type": "session",
                 "version": CURRENT_SESSION_VERSION,
-                "id": str(uuid.uuid4()),
+                "id": uuid7(),
                 "timestamp": now_iso(),
                 "cwd": os.getcwd(),
             }
@@ -510,7 +511,8 @@ class SessionStore:
         return self.append(fields)
 
     def append_session_info(self, name: str) -> Entry:
-        return self.append({"type": "session_info", "name": name})
+        """Name the session (trimmed, as pi writes it); an empty name clears it."""
+        return self.append({"type": "session_info", "name": name.strip()})
 
     # --- moving the leaf --------------------------------------------------------------------
     def branch(self, entry_id: str) -> None:

@@ -10,11 +10,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Iterator
 
-from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom, iso_to_ms
+from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom, iso_to_ms, session_info_name
 
 
 class TreeIndex:
-    """Parent/child links, labels and the session name over a growing list of entries."""
+    """Parent/child links, labels and the session name over a growing list of entries.
+
+    The name comes from the latest ``session_info`` in file order, whatever it holds: an empty name is
+    an explicit clear (pi 0.73.1), not a line to skip.
+    """
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self.by_id: dict[str, Entry] = {}
@@ -45,8 +49,8 @@ class TreeIndex:
                     self.labels[target] = str(label)
                 else:
                     self.labels.pop(target, None)
-        elif kind == "session_info" and entry.get("name"):
-            self.name = str(entry["name"])
+        elif kind == "session_info":
+            self.name = session_info_name(entry)
         if is_custom(entry, LEAF_CUSTOM_TYPE):
             self._markers[entry_id] = self._resolve_parent(entry.get("parentId"))
             return
