@@ -27,6 +27,7 @@ from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F4
 from tui.agent.hooks import HookRunner
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
+from tui.compaction.boundary import tokens_before
 from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session
 from tui.compaction.errors import CompactionCancelled, SummaryError
 from tui.compaction.summarizer import end_marker
@@ -95,6 +96,30 @@ async def test_second_compaction_updates_the_first_summary(tmp_path):
     assert len(compactions(store)) == 2
     # The files of the first compaction are carried forward.
     assert result.entry["details"]["readFiles"] == ["a.py"]
+
+
+async def test_second_compaction_summarises_what_the_first_one_kept(tmp_path):  # pi #2608, delta A.1-A.3
+    store = new_store(tmp_path, coding_session())
+    first = await run(store, RecordingSummarizer(reply=scripted(history="FIRST NOTES")))
+    path = store.get_branch()
+    kept_from = next(i for i, e in enumerate(path) if e["id"] == first.entry["firstKeptEntryId"])
+    kept_by_first = [e["id"] for e in path[kept_from:-1]]
+    assert kept_by_first  # the first compaction kept the last turn
+    for text in ("next job " + T100, "done " + T100, "and more " + T100, "ok " + T100):
+        store.append_message(
+            msg(f.user(text)) if text.startswith(("next", "and")) else msg(f.assistant(text))
+        )
+    expected_before = tokens_before(store.get_branch())
+    fake = RecordingSummarizer(reply=scripted(history="SECOND NOTES"))
+    result = await run(store, fake, settings=compaction_settings(keep=200))
+    (update,) = fake.prompts_containing("<previous-summary>\nFIRST NOTES")
+    # The messages the first compaction kept are in the second one's input (0.58.3 dropped them).
+    assert "Finally, run the tests" in update and "All green." in update
+    assert "SECOND NOTES" in result.entry["summary"]
+    context_ids = set(store.build_context().entry_ids)
+    assert not context_ids & set(kept_by_first)  # summarised now, not kept
+    # The stored tokensBefore is measured over the context the path built before this compaction.
+    assert result.entry["tokensBefore"] == expected_before
 
 
 async def test_summarizer_failure_falls_back_to_the_deterministic_summary(tmp_path):  # deviation 5

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tests import factories as f
 from tests.path_strategies import paths
+from tui.compaction.boundary import compaction_input_message
 from tui.compaction.plan import (
     SKIP_ALREADY_COMPACTED,
     SKIP_NOTHING_TO_SUMMARIZE,
@@ -109,7 +110,7 @@ def test_split_turn_gives_a_turn_prefix():
     assert plan.file_ops.read == {"a.py"} and plan.file_ops.edited == set()
 
 
-def test_boundary_starts_after_the_previous_compaction():
+def test_boundary_starts_at_the_previous_compactions_first_kept_entry():  # pi 0.73.1, #2608
     path = f.chain(
         [
             f.user("u1" + T100),
@@ -124,13 +125,15 @@ def test_boundary_starts_after_the_previous_compaction():
         ]
     )
     plan = _plan(path, 150)
-    assert plan.boundary_start == 5
+    assert plan.boundary_start == 2  # u2, the entry the previous compaction kept (0.58.3: 5)
     assert plan.previous_summary == "OLD SUMMARY"
     assert plan.previous_compaction_id == path[4]["id"]
     assert plan.first_kept_entry_id == path[7]["id"]
-    # The old kept region (u2, a2) is neither summarised again nor kept again.
-    assert plan.summarize_entry_ids == [path[5]["id"], path[6]["id"]]
-    assert set(plan.entry_tokens) == {e["id"] for e in path[5:]}
+    # The old kept region (u2, a2) is summarised again; the compaction entry itself gives no message.
+    assert plan.summarize_entry_ids == [path[i]["id"] for i in (2, 3, 5, 6)]
+    assert [m["role"] for m in plan.messages_to_summarize] == ["user", "assistant"] * 2
+    assert set(plan.entry_tokens) == {e["id"] for e in path[2:]}
+    assert plan.entry_tokens[path[4]["id"]] == 0
     assert plan.file_ops.read == {"r.py"} and plan.file_ops.edited == {"m.py"}
     assert plan.to_json()["readFiles"] == ["r.py"] and plan.to_json()["modifiedFiles"] == ["m.py"]
 
@@ -149,7 +152,7 @@ def test_hook_compaction_details_are_not_carried():
     assert plan.file_ops.read == set()
 
 
-def test_tokens_before_starts_at_the_previous_compaction():
+def test_tokens_before_is_measured_over_the_rebuilt_context():  # pi 0.73.1 (delta A.3)
     path = f.chain(
         [
             f.user(T100),
@@ -160,12 +163,41 @@ def test_tokens_before_starts_at_the_previous_compaction():
             f.user(T100),
         ]
     )
-    # Only the messages from the compaction on: the summary (10) + three messages, no usage among them.
-    assert _plan(path, 150).tokens_before == 10 + 300
+    # The compaction kept u1 and a1, so a1's usage counts, plus the three messages after it
+    # (0.58.3 measured from the compaction entry on: the summary + three messages, 310).
+    assert _plan(path, 150).tokens_before == 50_100 + 300
+    not_kept = f.chain(
+        [
+            f.user(T100),
+            f.assistant(T100, usage=f.usage(input=50_000, output=100)),
+            f.user(T100),
+            f.compaction("x" * 40, 2),
+            f.user(T100),
+            f.assistant(T100),
+            f.user(T100),
+        ]
+    )
+    # a1 is not in the context any more: the summary (10) + u2 and the three messages after, no usage.
+    assert _plan(not_kept, 150).tokens_before == 10 + 400
     no_compaction = f.chain(
         [f.user(T100), f.assistant(T100, usage=f.usage(input=50_000, output=100)), f.user(T100), f.user(T100)]
     )
     assert _plan(no_compaction, 150).tokens_before == 50_100 + 200
+
+
+def test_tokens_before_counts_a_kept_reply_from_before_the_compaction():  # the delta's A.3 example
+    path = f.chain(
+        [
+            f.user("u1"),
+            f.assistant("a1", usage=f.usage(input=1400, output=100)),
+            f.user("u2"),
+            f.assistant("a2", usage=f.usage(input=5400, output=100)),
+            f.compaction("s", 2),
+            f.user("x" * 3200),
+            f.assistant("", stop_reason="aborted"),
+        ]
+    )
+    assert _plan(path, 1).tokens_before == 5500 + 800  # 0.58.3: 808
 
 
 def test_usage_after_the_compaction_is_used_for_tokens_before():
@@ -235,12 +267,14 @@ def test_deviation_2_oversized_tail_still_summarises_older_turns():
 
 
 def test_deviation_3_split_turn_without_history_keeps_the_previous_summary():
+    # The previous compaction kept the open turn from its prompt on; the new cut splits it again.
     path = f.chain(
         [
             f.user(T100),
-            f.compaction("EARLIER WORK", 0),
+            f.assistant(T100),
             f.user("go"),
             f.assistant(T100, tool_calls=[f.tool_call("write", {"path": "w.py"}, "c1")]),
+            f.compaction("EARLIER WORK", 2),
             f.tool_result("c1", "write", T100),
             f.assistant(T100),
         ]
@@ -249,7 +283,7 @@ def test_deviation_3_split_turn_without_history_keeps_the_previous_summary():
     assert plan.is_split_turn and plan.messages_to_summarize == []
     assert plan.history_empty
     assert plan.previous_summary == "EARLIER WORK"
-    assert plan.turn_prefix_entry_ids == [path[2]["id"], path[3]["id"], path[4]["id"]]
+    assert plan.turn_prefix_entry_ids == [path[2]["id"], path[3]["id"], path[5]["id"]]
     assert plan.file_ops.written == {"w.py"}
     assert plan.to_json()["historyEmpty"] is True
 
@@ -353,7 +387,9 @@ def test_fixture_like_session_with_two_compactions():
     path = f.chain(entries)
     plan = _plan(path, 20_000)
     compactions = [i for i, e in enumerate(path) if e["type"] == "compaction"]
-    assert plan.boundary_start == compactions[-1] + 1
+    kept_by_latest = path[compactions[-1]]["firstKeptEntryId"]
+    assert plan.boundary_start == next(i for i, e in enumerate(path) if e["id"] == kept_by_latest)
+    assert plan.boundary_start < compactions[-1]
     assert plan.previous_summary == "summary 1"
     assert plan.tokens_before == 150_011 + 50  # the last usage, then only a settings entry follows
     assert entry_to_message(path[plan.first_kept_index])["role"] in ("user", "assistant")
@@ -365,7 +401,7 @@ def test_fixture_like_session_with_two_compactions():
 
 
 def _message_ids(entries):
-    return [e["id"] for e in entries if entry_to_message(e) is not None]
+    return [e["id"] for e in entries if compaction_input_message(e) is not None]
 
 
 @settings(max_examples=300, deadline=None)
@@ -377,7 +413,11 @@ def test_property_plan_partitions_the_boundary_range(path, keep, calibrate):
         return
     start, end = plan.boundary_start, plan.boundary_end
     assert end == len(path)
-    assert all(e["type"] != "compaction" for e in path[start:])
+    previous = max((i for i, e in enumerate(path) if e["type"] == "compaction"), default=-1)
+    if previous < 0:
+        assert start == 0
+    elif path[start]["id"] != path[previous]["firstKeptEntryId"]:
+        assert start == previous + 1  # pi's fallback when the kept entry is not on the path
     turn_start = plan.turn_start_index if plan.is_split_turn else plan.first_kept_index
     assert start <= plan.history_end == turn_start <= plan.first_kept_index < end
     ordered = plan.summarize_entry_ids + plan.turn_prefix_entry_ids + plan.kept_entry_ids

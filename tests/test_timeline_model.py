@@ -80,10 +80,11 @@ def test_threshold_percent_and_keep_span() -> None:
     assert span.keep_tokens == KEEP
     assert span.end == timeline.context_end
     assert span.end - span.start == KEEP  # every entry is a message, so the span is exactly the budget
-    # Larger than everything after the compaction: the span stops at the compaction.
+    # Larger than the planner's range: the span stops where the range starts, at the entry the
+    # compaction kept (pi 0.73.1; with 0.58.3's boundary it stopped after the compaction, entry 13).
     wide = timeline_of(compacted_path(), keep_recent_tokens=50_000).keep_span
     assert wide.clipped
-    assert wide.start == timeline.positions[13]
+    assert wide.start == timeline.positions[8] == 0
 
 
 def test_usage_scales_widths_to_the_real_context_size() -> None:
@@ -173,7 +174,10 @@ def test_what_if_is_prepare_compaction(keep: int) -> None:
     if not isinstance(plan, PlanSkip):
         assert timeline.what_if.first_kept_entry_id == plan.first_kept_entry_id
         assert timeline.what_if.position == timeline.positions[plan.first_kept_index]
-        assert timeline.what_if.kept_tokens == timeline.context_end - timeline.what_if.position
+        # A cut before the compaction keeps its entry, whose summary the new one replaces: not counted.
+        summary = next(s.tokens for s in timeline.segments if s.index == 12)
+        old_summary = summary if plan.first_kept_index < 12 else 0
+        assert timeline.what_if.kept_tokens + old_summary == timeline.context_end - timeline.what_if.position
     # Re-planning an existing timeline gives the same answer as building it with the what-if.
     replanned = timeline_of(path).with_what_if(path, keep, 4_000)
     assert replanned.what_if.plan.to_json() == plan.to_json()
@@ -187,7 +191,9 @@ def test_what_if_boundary_moves_when_keep_changes() -> None:
         what_if = timeline_of(path, what_if=(keep, RESERVE)).what_if
         assert what_if.position is not None
         positions.append(what_if.position)
-        assert what_if.summarise_tokens + what_if.turn_prefix_tokens + what_if.kept_tokens == 4 * RECENT_TURN
+        # The range starts at the kept turn 3 (pi 0.73.1): it is summarised again or kept again.
+        total = what_if.summarise_tokens + what_if.turn_prefix_tokens + what_if.kept_tokens
+        assert total == OLD_TURN + 4 * RECENT_TURN
     assert positions == sorted(positions, reverse=True)
     assert len(set(positions)) == len(positions)
 

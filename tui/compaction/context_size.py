@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tui.compaction.boundary import latest_compaction_index
 from tui.compaction.tokens import ContextEstimate, estimate_context_tokens
 from tui.session.context import SessionContext, context_from_path
 from tui.session.entries import Entry
@@ -40,8 +41,8 @@ def context_size(path: Sequence[Entry]) -> ContextEstimate:
 
 def _fresh_from(path: Sequence[Entry], context: SessionContext) -> int:
     """Index of the first context message whose entry comes after the latest compaction on the path."""
-    latest = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), None)
-    if latest is None:
+    latest = latest_compaction_index(path)
+    if latest < 0:
         return 0
     after = {entry.get("id") for entry in path[latest + 1 :]}
     # The summary comes first, then the kept messages, then those after the compaction.

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tui.compaction.boundary import Boundary, compaction_boundary
 from tui.compaction.file_ops import FileOps, compute_file_lists, extract_from_messages, seed_from_details
 from tui.compaction.plan import (
     SKIP_ALREADY_COMPACTED,
@@ -444,14 +445,14 @@ def _tail_cut(items: Sequence[_Item], head_end: int, budget: int, protect_last_n
     return cut, False
 
 
-def _context_items(path: Sequence[Entry], previous: int) -> list[_Item]:
-    """The context messages of the path (the previous summary excluded), the protected ones first."""
-    if previous < 0:
-        indices = range(len(path))
-    else:
-        first_kept = path[previous].get("firstKeptEntryId")
-        start = next((i for i in range(previous) if path[i].get("id") == first_kept), previous)
-        indices = [*range(start, previous), *range(previous + 1, len(path))]
+def _context_items(path: Sequence[Entry], boundary: Boundary) -> list[_Item]:
+    """The context messages of the path (the previous summary excluded), the protected ones first.
+
+    They start where pi 0.73.1's boundary starts (the previous compaction's first kept entry), and
+    never after the previous compaction: everything after it is in the context.
+    """
+    previous = boundary.previous
+    indices = range(min(boundary.start, previous + 1) if previous >= 0 else 0, len(path))
     items = []
     virtual: list[_Item] = []
     if previous >= 0:
@@ -482,11 +483,12 @@ def plan_head_tail(
     if path_entries and path_entries[-1].get("type") == "compaction":
         return PlanSkip(SKIP_ALREADY_COMPACTED)
     path = effective_path(path_entries)
-    previous = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1)
+    boundary = compaction_boundary(path)
+    previous = boundary.previous
     threshold = config.threshold(context_window, reserve_tokens)
     _, tokens_before = context_size(path)
 
-    items = _context_items(path, previous)
+    items = _context_items(path, boundary)
     n = len(items)
     first_real = sum(1 for item in items if item.virtual)
     # The head decays to nothing once the session has been compacted (Hermes #11996).

@@ -1,4 +1,4 @@
-"""Plan a compaction of a root→leaf path without calling any model: pi's ``prepareCompaction``.
+"""Plan a compaction of a root→leaf path without calling any model: pi 0.73.1's ``prepareCompaction``.
 
 The plan says where the kept region starts (``firstKeptEntryId``), which messages the summarizer
 gets (the history, plus the prefix of a split turn), the previous summary to update, the files
@@ -7,7 +7,9 @@ On top of pi: oh-my-pi's usage-ratio calibration of ``keep_recent_tokens`` (meas
 whole context the reply was part of, summary and kept messages included), pruned tool outputs
 counted at their pruned size, "nothing to compact" returned as a :class:`PlanSkip` rather than an
 error (DESIGN.md deviation 4), and ``history_empty`` so a split turn with no earlier history keeps
-the previous summary (deviation 3). The cut itself, with deviation 2, lives in ``cut_point``.
+the previous summary (deviation 3). The cut itself, with deviation 2, lives in ``cut_point``; where
+the range starts after a previous compaction (its first kept entry, so nothing it kept is lost) and
+``tokensBefore`` come from ``boundary``.
 """
 
 from __future__ import annotations
@@ -17,16 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.compaction.boundary import compaction_boundary, compaction_input_message, tokens_before
 from tui.compaction.cut_point import find_cut_point
 from tui.compaction.file_ops import FileOps, compute_file_lists, extract_from_messages, seed_from_details
 from tui.compaction.tokens import (
     calculate_context_tokens,
-    estimate_context_tokens,
     estimate_tokens,
     last_usage_index,
     sum_tokens,
 )
-from tui.session.context import context_from_path, entry_to_message, pruned_outputs, pruned_tool_result
+from tui.session.context import context_from_path, pruned_outputs, pruned_tool_result
 from tui.session.entries import Entry, Message
 
 KEEP_RECENT_TOKENS = 20_000
@@ -203,7 +205,7 @@ def _messages(entries: Sequence[Entry]) -> tuple[list[Message], list[str]]:
     messages: list[Message] = []
     ids: list[str] = []
     for entry in entries:
-        message = entry_to_message(entry)
+        message = compaction_input_message(entry)
         if message is not None:
             messages.append(message)
             ids.append(entry.get("id", ""))
@@ -221,12 +223,10 @@ def prepare_compaction(
         return PlanSkip(SKIP_ALREADY_COMPACTED)
     path = effective_path(path_entries)
     end = len(path)
-    previous = next((i for i in range(end - 1, -1, -1) if path[i].get("type") == "compaction"), -1)
-    start = previous + 1
-
-    # pi's tokensBefore starts AT the previous compaction, whose summary is part of the context.
-    usage_messages, _ = _messages(path[max(previous, 0) :])
-    tokens_before = estimate_context_tokens(usage_messages).tokens
+    # pi 0.73.1: the range starts at the previous compaction's first kept entry (pi #2608).
+    boundary = compaction_boundary(path)
+    previous, start = boundary.previous, boundary.start
+    before = tokens_before(path)
 
     per_entry = [_entry_estimate(entry) for entry in path[start:]]
     keep = keep_recent_tokens
@@ -237,14 +237,14 @@ def prepare_compaction(
     cut = find_cut_point(path, start, end, keep)
     first_kept = cut.first_kept_index
     if first_kept >= end or not path[first_kept].get("id"):
-        return PlanSkip(SKIP_TOO_SMALL, tokens_before)
+        return PlanSkip(SKIP_TOO_SMALL, before)
     history_end = cut.turn_start_index if cut.is_split_turn else first_kept
     turn_start = cut.turn_start_index if cut.is_split_turn else first_kept
 
     to_summarize, summarize_ids = _messages(path[start:history_end])
     prefix, prefix_ids = _messages(path[turn_start:first_kept])
     if not to_summarize and not prefix:
-        return PlanSkip(SKIP_NOTHING_TO_SUMMARIZE, tokens_before)
+        return PlanSkip(SKIP_NOTHING_TO_SUMMARIZE, before)
     recent, kept_ids = _messages(path[first_kept:end])
 
     file_ops = FileOps()
@@ -266,7 +266,7 @@ def prepare_compaction(
         is_split_turn=cut.is_split_turn,
         turn_start_index=cut.turn_start_index,
         turn_start_id=path[cut.turn_start_index].get("id") if cut.is_split_turn else None,
-        tokens_before=tokens_before,
+        tokens_before=before,
         boundary_start=start,
         boundary_end=end,
         history_end=history_end,
@@ -293,5 +293,5 @@ def prepare_compaction(
 
 
 def _entry_estimate(entry: Entry) -> int:
-    message = entry_to_message(entry)
+    message = compaction_input_message(entry)
     return estimate_tokens(message) if message is not None else 0

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
+from tui.compaction.boundary import compaction_boundary
 from tui.compaction.context_size import path_context
 from tui.compaction.head_tail import (
     HeadTailConfig,
@@ -218,7 +219,7 @@ class Timeline:
         bar = _Bar(
             self.positions,
             self.estimates,
-            self.compaction_index + 1 if self.compaction_index is not None else 0,
+            compaction_boundary(path_entries).start,
             self.calibrate,
             usage_ratio(path_entries) if self.calibrate else None,
             self.context_window,
@@ -325,7 +326,7 @@ def build_timeline(
     bar = _Bar(
         positions=tuple(positions),
         estimates=tuple(estimates),
-        start=compaction_index + 1 if compaction_index is not None else 0,
+        start=compaction_boundary(path).start,
         calibrate=calibrate,
         keep_ratio=usage_ratio(path_entries) if calibrate else None,
         context_window=context_window,
@@ -459,7 +460,7 @@ class _Bar(NamedTuple):
 
     positions: tuple[int, ...]
     estimates: tuple[int, ...]
-    start: int  # first path index after the latest compaction: where the planner may cut
+    start: int  # where the planner's range starts (the latest compaction's first kept entry)
     calibrate: bool
     keep_ratio: float | None  # the planner's calibration ratio (usage_ratio of the stored path)
     context_window: int
@@ -508,7 +509,15 @@ def _plan_what_if(
         return WhatIf(keep, reserve, limit, plan, None, span, 0, 0, 0, bar.context_tokens)
     x = bar.positions
     turn_start = plan.turn_start_index if plan.is_split_turn else plan.first_kept_index
-    kept = x[plan.boundary_end] - x[plan.first_kept_index]
+
+    def width(lo: int, hi: int) -> int:
+        # A compaction inside the range (the previous one, when the range starts at its kept entry)
+        # gives the summarizer no message; its summary is counted once, as the previous summary.
+        summaries = sum(x[i + 1] - x[i] for i in range(lo, hi) if path_types[i] == "compaction")
+        return x[hi] - x[lo] - summaries
+
+    path_types = [entry.get("type") for entry in path]
+    kept = width(plan.first_kept_index, plan.boundary_end)
     return WhatIf(
         keep_recent_tokens=keep,
         reserve_tokens=reserve,
@@ -516,8 +525,8 @@ def _plan_what_if(
         plan=plan,
         position=x[plan.first_kept_index],
         keep_span=span,
-        summarise_tokens=x[plan.history_end] - x[plan.boundary_start],
-        turn_prefix_tokens=x[plan.first_kept_index] - x[turn_start],
+        summarise_tokens=width(plan.boundary_start, plan.history_end),
+        turn_prefix_tokens=width(turn_start, plan.first_kept_index),
         kept_tokens=kept,
         tokens_after=kept + bar.overhead + bar.previous_summary,
     )
