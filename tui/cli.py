@@ -422,8 +422,10 @@ def run_tui(launch_mode: str, path: str | None) -> int:
         raise UserError(f"{path}: no such session file")
     from tui.app import KompaktApp
 
-    KompaktApp(Launch(launch_mode, Path(path) if path else None)).run()  # type: ignore[arg-type]
-    return 0
+    app = KompaktApp(Launch(launch_mode, Path(path) if path else None))  # type: ignore[arg-type]
+    app.run()
+    # Textual prints a crash's traceback and sets return_code 1; an exit after a crash is never 0.
+    return app.return_code or 0
 
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -534,6 +536,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER_ERROR
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # permissions, a full disk, a vanished file: one clear line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"kompakt: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
     except KeyboardInterrupt:
         return 130
 

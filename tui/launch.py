@@ -76,15 +76,15 @@ def open_session(launch: Launch) -> OpenedSession:
         return OpenedSession(store, False, False, notices)
     store = SessionStore.open(path, on_locked="read_only")
     if store.read_only:
-        notices.append(f"{path} is open in another kompakt: opened read-only.")
+        notices.append(store.read_only_reason or f"{path}: opened read-only.")
     for problem in store.problems:
         notices.append(f"{path}: {problem} (skipped; the file is unchanged)")
     if store.recovered_torn_line:
         notices.append(f"{path}: {store.recovered_torn_line}")
-    if store.migrated_from:
+    if store.migrated_from and store.migration_backup:
         notices.append(
-            f"{path}: migrated from format v{store.migrated_from}; the original is kept as .v"
-            f"{store.migrated_from}.bak"
+            f"{path}: migrated from format v{store.migrated_from}; the original is kept as "
+            f"{store.migration_backup.name}"
         )
     return OpenedSession(store, store.read_only, False, notices)
 

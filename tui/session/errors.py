@@ -28,3 +28,19 @@ class EntryNotFoundError(SessionError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class SessionAccessError(SessionError):
+    """The operating system refused to read or write the session file (permissions, a full disk, ...)."""
+
+
+class SessionWriteError(SessionError):
+    """An append did not reach the file; the store refuses further appends when the file may be damaged."""
+
+
+class SessionReplacedError(SessionWriteError):
+    """Another program replaced the session file (a new file at its path) while kompakt was writing it."""
+
+
+class SessionVersionError(SessionFormatError):
+    """The header names a session format version kompakt does not know."""

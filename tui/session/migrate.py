@@ -7,12 +7,37 @@ v2 → v3 renames the message role ``hookMessage`` to ``custom``.
 
 from __future__ import annotations
 
+import orjson
+
 from tui.session.entries import CURRENT_SESSION_VERSION, Entry, generate_id
+from tui.session.errors import SessionVersionError
+
+KNOWN_VERSIONS = frozenset({1, 2, CURRENT_SESSION_VERSION})
 
 
 def header_version(header: Entry) -> int:
+    """The header's format version: missing means v1 (as in pi); ``3.0`` and ``"3"`` mean 3.
+
+    Raises :class:`SessionVersionError` for anything else (``-1``, ``4``, ``"x"``, ``true``): guessing v1
+    would regenerate every id and flatten the tree.
+    """
     version = header.get("version")
-    return version if isinstance(version, int) else 1
+    if version is None:
+        return 1
+    number: int | None = None
+    if isinstance(version, int) and not isinstance(version, bool):
+        number = version
+    elif isinstance(version, float) and version.is_integer():
+        number = int(version)
+    elif isinstance(version, str) and version.strip().isdigit():
+        number = int(version.strip())
+    if number not in KNOWN_VERSIONS:
+        known = ", ".join(str(v) for v in sorted(KNOWN_VERSIONS))
+        raise SessionVersionError(
+            f"unsupported session format version {orjson.dumps(version).decode()} (kompakt reads {known}); "
+            "the file is left unchanged"
+        )
+    return number
 
 
 def migrate_entries(header: Entry, entries: list[Entry]) -> bool:

@@ -10,6 +10,7 @@ can :meth:`SessionStore.refresh` to follow a file that another process appends t
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import gc
 import os
@@ -37,26 +38,28 @@ from tui.session.entries import (
 from tui.session.errors import (
     EntryNotFoundError,
     ReadOnlySessionError,
+    SessionAccessError,
+    SessionError,
     SessionFormatError,
     SessionLockedError,
+    SessionReplacedError,
+    SessionVersionError,
+    SessionWriteError,
+)
+from tui.session.jsonl import (
+    LoadProblem,
+    check_line,
+    decode_line,
+    open_regular,
+    parse_lines,
+    read_fd,
 )
 from tui.session.migrate import header_version, migrate_entries
+from tui.session.shape import header_problem
 from tui.session.tree import TreeIndex
 
 FsyncMode = Literal["always", "batch"]
 BATCH_FSYNC_SECONDS = 0.5
-
-
-@dataclass(frozen=True)
-class LoadProblem:
-    """A line that could not be loaded: where it is and why."""
-
-    line: int
-    offset: int
-    reason: str
-
-    def __str__(self) -> str:
-        return f"line {self.line} (byte {self.offset}): {self.reason}"
 
 
 @dataclass
@@ -65,11 +68,15 @@ class RefreshResult:
 
     new_entries: list[Entry] = field(default_factory=list)
     reloaded: bool = False
+    problems: list[LoadProblem] = field(default_factory=list)  # lines skipped in what was read
+    problem: str | None = None  # why the file could not be read this time (it is retried)
 
 
 @dataclass
 class _Parsed:
     header: Entry
+    version: int
+    header_offset: int
     entries: list[Entry]
     problems: list[LoadProblem]
     consumed: int  # bytes of complete lines parsed
@@ -77,64 +84,68 @@ class _Parsed:
     needs_newline: bool  # the last line parsed but has no trailing newline
 
 
-def _parse(data: bytes, path: Path, start_line: int = 1, base_offset: int = 0) -> tuple[list, list, int, Any]:
-    """Parse complete lines of ``data``; returns (entries, problems, consumed, tail)."""
-    entries: list[Entry] = []
-    problems: list[LoadProblem] = []
-    offset = 0
-    line_no = start_line
-    end = len(data)
-    loads = orjson.loads
-    while offset < end:
-        newline = data.find(b"\n", offset)
-        if newline < 0:
-            break
-        raw = data[offset:newline]
-        if raw.strip():
-            try:
-                value = loads(raw)
-            except orjson.JSONDecodeError as exc:
-                problems.append(LoadProblem(line_no, base_offset + offset, f"invalid JSON: {exc}"))
-            else:
-                if isinstance(value, dict):
-                    entries.append(value)
-                else:
-                    problems.append(LoadProblem(line_no, base_offset + offset, "not a JSON object"))
-        offset = newline + 1
-        line_no += 1
-    tail = data[offset:] if offset < end else b""
-    return entries, problems, offset, tail
+def _first_line(data: bytes) -> tuple[int, int]:
+    """Start and end (exclusive, before its newline) of the first non-blank line."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            return start, len(data)
+        if data[start:end].strip():
+            return start, end
+        start = end + 1
 
 
 def _parse_file(data: bytes, path: Path) -> _Parsed:
-    entries, problems, consumed, tail = _parse(data, path)
+    """The header (the first non-blank line), then every other line checked against its version."""
+    header_start, header_end = _first_line(data)
+    line = data.count(b"\n", 0, header_start) + 1
+    try:
+        header = decode_line(data[header_start:header_end])
+    except ValueError as exc:
+        raise SessionFormatError(
+            f"{path}:{line}: not a pi session file: the first line is not a session header (invalid JSON: {exc})"
+        ) from None
+    if (
+        not isinstance(header, dict)
+        or header.get("type") != "session"
+        or not isinstance(header.get("id"), str)
+    ):
+        raise SessionFormatError(
+            f"{path}:{line}: not a pi session file: the first line is not a session header"
+        )
+    if reason := header_problem(header):
+        raise SessionFormatError(f"{path}:{line}: {reason}")
+    try:
+        version = header_version(header)
+    except SessionVersionError as exc:
+        raise SessionVersionError(f"{path}:{line}: {exc}") from None
+    needs_id = version >= 2
+    body_start = min(header_end + 1, len(data))
+    body_line = line + 1
+    parsed = parse_lines(data[body_start:], start_line=body_line, base_offset=body_start, needs_id=needs_id)
+    entries, problems = parsed.entries, parsed.problems
+    consumed = body_start + parsed.consumed
     torn = None
     needs_newline = False
-    if tail.strip():
+    if header_end == len(data):
+        consumed, needs_newline = len(data), True  # a header alone, without its newline
+    elif parsed.tail.strip():
+        tail = parsed.tail
         try:
-            value = orjson.loads(tail)
-        except orjson.JSONDecodeError:
-            torn = (consumed, tail)
+            value = decode_line(tail)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            # A complete entry without its newline: kept, and checked like any other line.
+            if reason := check_line(tail, entries, needs_id=needs_id):
+                tail_line = body_line + data.count(b"\n", body_start, consumed)
+                problems.append(LoadProblem(tail_line, consumed, reason))
+            consumed = len(data)
+            needs_newline = True
         else:
-            if isinstance(value, dict):
-                entries.append(value)
-                consumed = len(data)
-                needs_newline = True
-            else:
-                torn = (consumed, tail)
-    if not entries or entries[0].get("type") != "session" or not isinstance(entries[0].get("id"), str):
-        first = problems[0] if problems and problems[0].line == 1 else None
-        reason = f" ({first.reason})" if first else ""
-        raise SessionFormatError(
-            f"{path}:1: not a pi session file: the first line is not a session header{reason}"
-        )
-    header = entries.pop(0)
-    for entry in entries:
-        if not isinstance(entry.get("id"), str) and header_version(header) >= 2:
-            problems.append(LoadProblem(0, 0, f"entry without an id skipped (type {entry.get('type')!r})"))
-    if header_version(header) >= 2:
-        entries = [e for e in entries if isinstance(e.get("id"), str)]
-    return _Parsed(header, entries, problems, consumed, torn, needs_newline)
+            torn = (consumed, tail)
+    return _Parsed(header, version, header_start, entries, problems, consumed, torn, needs_newline)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -150,6 +161,50 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def _write_fresh_backup(path: Path, data: bytes, version: int) -> Path:
+    """Write ``data`` to ``FILE.vN.bak``, or ``FILE.vN.2.bak`` ... when that exists: never overwrite."""
+    for attempt in range(1, 10_000):
+        suffix = f".v{version}.bak" if attempt == 1 else f".v{version}.{attempt}.bak"
+        backup = path.with_name(path.name + suffix)
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            continue
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except OSError:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(backup)
+            raise
+        os.close(fd)
+        _fsync_dir(path.parent)
+        return backup
+    raise FileExistsError(errno.EEXIST, "no free backup name", str(path))
+
+
+def _migrated_body(original: bytes, parsed: _Parsed, header: Entry, entries: list[Entry]) -> bytes:
+    """The migrated file: each loaded line re-encoded in place, each skipped line kept as it was."""
+    skipped = {p.offset for p in parsed.problems}
+    migrated = iter(entries)
+    out: list[bytes] = []
+    offset = 0
+    end = len(original)
+    while offset < end:
+        newline = original.find(b"\n", offset)
+        stop = end if newline < 0 else newline
+        raw = original[offset:stop]
+        if offset == parsed.header_offset:
+            out.append(encode_entry(header))
+        elif offset in skipped:
+            out.append(raw + b"\n")
+        elif raw.strip():
+            out.append(encode_entry(next(migrated)))
+        offset = stop + 1
+    return b"".join(out)
 
 
 def encode_entry(entry: Entry) -> bytes:
@@ -177,7 +232,11 @@ class SessionStore:
         self._fd: int | None = None
         self._offset = 0
         self._lines = 0
-        self._inode: int | None = None
+        self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file that was loaded
+        self.read_only_reason: str | None = None
+        self.migration_backup: Path | None = None
+        # Set when the file may no longer match what was reported: appends are refused until reopened.
+        self.write_failure: str | None = None
         self._needs_newline = False
         self._last_fsync = 0.0
         self._dirty = False
@@ -222,14 +281,28 @@ class SessionStore:
 
     def _materialize(self) -> None:
         """Create the file with its header (exclusive create, locked, fsynced with its directory)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            raise SessionWriteError(f"{self.path}: already exists; kompakt did not write to it") from None
+        except OSError as exc:
+            raise SessionAccessError(f"{self.path}: cannot create the session file: {exc.strerror}") from None
         self._take_lock(fd)
-        _write_all(fd, encode_entry(self.header))
-        os.fsync(fd)
-        _fsync_dir(self.path.parent)
-        self._offset = os.fstat(fd).st_size
-        self._inode = os.fstat(fd).st_ino
+        try:
+            _write_all(fd, encode_entry(self.header))
+            os.fsync(fd)
+            _fsync_dir(self.path.parent)
+        except OSError as exc:
+            # Nothing of this session was saved: leave no half-written header behind.
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+            os.close(fd)
+            self._fd = None
+            raise SessionWriteError(f"{self.path}: cannot write the session file: {exc.strerror}") from None
+        info = os.fstat(fd)
+        self._offset = info.st_size
+        self._identity = (info.st_dev, info.st_ino)
         self._deferred = False
 
     @property
@@ -246,21 +319,44 @@ class SessionStore:
         fsync: FsyncMode = "always",
         persist_leaf: bool = True,
     ) -> SessionStore:
-        """Open a session file. A second writer gets :class:`SessionLockedError`, or a read-only store."""
+        """Open a session file. A second writer gets :class:`SessionLockedError`, or a read-only store.
+
+        With ``on_locked="read_only"`` a file kompakt may read but not write (mode 444, a read-only
+        directory for a migration) opens read-only too; :attr:`read_only_reason` says why.
+        """
         store = cls(Path(path), read_only=read_only, fsync=fsync, persist_leaf=persist_leaf)
-        if not store.path.exists():
-            raise SessionFormatError(f"{store.path}: no such session file")
-        if store.path.is_dir():
-            raise SessionFormatError(f"{store.path}: is a directory, not a session file")
-        if not read_only:
-            fd = os.open(store.path, os.O_RDWR | os.O_APPEND)
-            try:
-                store._take_lock(fd)
-            except SessionLockedError:
-                if on_locked == "error":
-                    raise
-                store.read_only = True
-        store._load()
+        if read_only:
+            store._load()
+            return store
+        try:
+            fd = open_regular(store.path, os.O_RDWR | os.O_APPEND)
+        except SessionAccessError as exc:
+            if on_locked == "error" or not os.access(store.path, os.R_OK):
+                raise
+            store.read_only, store.read_only_reason = True, f"{exc}: opened read-only"
+            store._load()
+            return store
+        try:
+            store._take_lock(fd)
+        except SessionLockedError:
+            if on_locked == "error":
+                raise
+            store.read_only = True
+            store.read_only_reason = f"{store.path} is open in another kompakt: opened read-only."
+            store._load()
+            return store
+        try:
+            store._load()
+        except SessionAccessError as exc:  # the migration could not write its backup or the new file
+            store.close()
+            if on_locked == "error":
+                raise
+            store = cls(Path(path), read_only=True, fsync=fsync, persist_leaf=persist_leaf)
+            store.read_only_reason = f"{exc}: opened read-only"
+            store._load()
+        except BaseException:
+            store.close()
+            raise
         return store
 
     def _take_lock(self, fd: int) -> None:
@@ -285,8 +381,19 @@ class SessionStore:
             if enabled:
                 gc.enable()
 
+    def _read(self) -> tuple[bytes, os.stat_result]:
+        """The file's bytes and identity, through the locked fd (the writer) or a fresh safe open."""
+        if self._fd is not None:
+            return read_fd(self._fd, self.path), os.fstat(self._fd)
+        fd = open_regular(self.path, os.O_RDONLY)
+        try:
+            return read_fd(fd, self.path), os.fstat(fd)
+        finally:
+            os.close(fd)
+
     def _load_file(self) -> None:
-        data = self.path.read_bytes()
+        data, info = self._read()
+        self._identity = (info.st_dev, info.st_ino)
         if not data.strip():
             if self.read_only:
                 raise SessionFormatError(f"{self.path}:1: empty file, not a pi session")
@@ -299,27 +406,30 @@ class SessionStore:
                 "timestamp": now_iso(),
                 "cwd": os.getcwd(),
             }
-            os.ftruncate(self._fd, 0)
-            _write_all(self._fd, encode_entry(self.header))
-            os.fsync(self._fd)
+            try:
+                os.ftruncate(self._fd, 0)
+                _write_all(self._fd, encode_entry(self.header))
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise SessionAccessError(
+                    f"{self.path}: cannot write a session header: {exc.strerror}"
+                ) from None
             self._offset = os.fstat(self._fd).st_size
-            self._inode = os.fstat(self._fd).st_ino
             return
         parsed = _parse_file(data, self.path)
         self._offset = parsed.consumed
         self._lines = data.count(b"\n", 0, parsed.consumed)
         self._needs_newline = parsed.needs_newline
-        self._inode = os.stat(self.path).st_ino
         if parsed.torn is not None and not self.read_only:
             self._quarantine_torn_line(*parsed.torn, line=data.count(b"\n") + 1)
         self.header = parsed.header
         self.problems = parsed.problems
         self.entries = parsed.entries
-        old_version = header_version(self.header)
+        old_version = parsed.version
         if migrate_entries(self.header, self.entries):
             self.migrated_from = old_version
             if not self.read_only:
-                self._rewrite_migrated(data, old_version)
+                self._rewrite_migrated(data[: parsed.consumed], parsed, old_version)
         self.tree = TreeIndex(self.entries)
         self.leaf_id = self._leaf_from_file_order()
 
@@ -336,36 +446,59 @@ class SessionStore:
                 "data": raw.decode("utf-8", errors="backslashreplace"),
             }
         )
-        with open(corrupt, "ab") as handle:
-            handle.write(record + b"\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(corrupt, "ab") as handle:
+                handle.write(record + b"\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            # The torn bytes stay in the session file (kompakt appends after a newline, so they
+            # remain one reported line) rather than being dropped without a copy.
+            self._needs_newline = True
+            self._offset = offset + len(raw)
+            reason = (
+                f"torn last line ({len(raw)} bytes) left in place: cannot write {corrupt}: {exc.strerror}"
+            )
+            self.recovered_torn_line = LoadProblem(line, offset, reason)
+            return
         os.ftruncate(self._fd, offset)
         os.fsync(self._fd)
         reason = f"torn last line ({len(raw)} bytes) moved to {corrupt}"
         self.recovered_torn_line = LoadProblem(line, offset, reason)
 
-    def _rewrite_migrated(self, original: bytes, old_version: int) -> None:
-        backup = self.path.with_name(f"{self.path.name}.v{old_version}.bak")
-        if not backup.exists():
-            backup.write_bytes(original)
-            with open(backup, "rb") as handle:
+    def _rewrite_migrated(self, original: bytes, parsed: _Parsed, old_version: int) -> None:
+        """Keep the original under a fresh backup name, then replace the file with the migrated one.
+
+        Lines that were skipped at load (corrupt, or of the wrong shape) are written back verbatim at
+        their place: the migrated file is the only copy most users look at.
+        """
+        try:
+            backup = _write_fresh_backup(self.path, original, old_version)
+            body = _migrated_body(original, parsed, self.header, self.entries)
+            tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.migrating")
+            with open(tmp, "wb") as handle:
+                handle.write(body)
+                handle.flush()
                 os.fsync(handle.fileno())
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        body = b"".join(encode_entry(e) for e in (self.header, *self.entries))
-        with open(tmp, "wb") as handle:
-            handle.write(body)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+            os.replace(tmp, self.path)
+            _fsync_dir(self.path.parent)
+        except OSError as exc:
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp)
+            raise SessionAccessError(
+                f"{self.path}: cannot migrate from format v{old_version}: {exc.strerror} ({exc.filename})"
+            ) from None
+        self.migration_backup = backup
         old_fd = self._fd
         self._fd = None
-        self._take_lock(os.open(self.path, os.O_RDWR | os.O_APPEND))
+        self._take_lock(os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC))
         if old_fd is not None:
             os.close(old_fd)
-        self._offset = len(body)
-        self._inode = os.stat(self.path).st_ino
+        assert self._fd is not None
+        info = os.fstat(self._fd)
+        self._offset = info.st_size
+        self._identity = (info.st_dev, info.st_ino)
+        self._lines = body.count(b"\n")
         self._needs_newline = False
 
     def _leaf_from_file_order(self) -> str | None:
@@ -375,7 +508,13 @@ class SessionStore:
         last = self.entries[-1]
         if is_custom(last, LEAF_CUSTOM_TYPE):
             data = last.get("data") or {}
-            target = data.get("leafId", last.get("parentId"))
+            named = data.get("leafId", last.get("parentId"))
+            target = self.tree.through_markers(named)
+            if target is None and named is not None and self.tree.is_marker(named):
+                # A marker pointing at itself (or a ring of markers): the last real entry leads.
+                return next(
+                    (e["id"] for e in reversed(self.entries) if not self.tree.is_marker(e["id"])), None
+                )
             return target if target in self.tree else None
         return last.get("id")
 
@@ -429,27 +568,82 @@ class SessionStore:
         return entry
 
     def _write_entry(self, entry: Entry) -> None:
+        """Write one line; on any failure the file is cut back to where it was, or appends stop.
+
+        A returned append is in the file at :attr:`path` and loads: a write that stored part of the
+        line (a full disk) is truncated away, and a file replaced under the writer (an editor's save,
+        a sync tool) is detected before and after the write instead of being appended to unseen.
+        """
         data = encode_entry(entry)
         if self._deferred:
             self._materialize()
         if self.read_only or self._fd is None:
-            raise ReadOnlySessionError(f"{self.path}: opened read-only")
+            raise ReadOnlySessionError(self.read_only_reason or f"{self.path}: opened read-only")
+        if self.write_failure:
+            raise SessionWriteError(self.write_failure)
+        fd = self._fd
+        start = self._check_same_file(fd)
         if self._needs_newline:
             data = b"\n" + data
-            self._needs_newline = False
-        _write_all(self._fd, data)
-        self._offset += len(data)
-        self._dirty = True
-        now = time.monotonic()
-        if self.fsync_mode == "always" or now - self._last_fsync >= BATCH_FSYNC_SECONDS:
-            self.sync()
+        try:
+            _write_all(fd, data)
+            now = time.monotonic()
+            if self.fsync_mode == "always" or now - self._last_fsync >= BATCH_FSYNC_SECONDS:
+                os.fsync(fd)
+                self._last_fsync = now
+                self._dirty = False
+            else:
+                self._dirty = True
+        except OSError as exc:
+            self._cut_back(fd, start, exc)
+            raise SessionWriteError(
+                f"{self.path}: the entry was not saved ({exc.strerror}); the file is as it was before"
+            ) from None
+        self._check_same_file(fd, written=True)
+        self._needs_newline = False
+        self._offset = start + len(data)
         self.entries.append(entry)
         self.tree.add(entry)
+
+    def _check_same_file(self, fd: int, *, written: bool = False) -> int:
+        """The file's size; raises :class:`SessionReplacedError` when the path names another file now."""
+        info = os.fstat(fd)
+        try:
+            at_path = os.stat(self.path)
+        except OSError:
+            at_path = None
+        identity = (info.st_dev, info.st_ino)
+        if at_path is not None and (at_path.st_dev, at_path.st_ino) == identity == self._identity:
+            return info.st_size
+        what = "was deleted or moved" if at_path is None else "was replaced by another file"
+        self.write_failure = (
+            f"{self.path} {what} while kompakt was writing it; kompakt stopped writing to it "
+            f"(the last {'entry' if written else 'change'} was not saved there). Reopen the session."
+        )
+        raise SessionReplacedError(self.write_failure)
+
+    def _cut_back(self, fd: int, size: int, exc: OSError) -> None:
+        """Undo a failed write: truncate to ``size`` or, if even that fails, refuse further appends."""
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        except OSError as again:
+            self.write_failure = (
+                f"{self.path}: a write failed ({exc.strerror}) and the partial line could not be removed "
+                f"({again.strerror}); kompakt stopped writing. Reopen the session to repair it."
+            )
 
     def sync(self) -> None:
         """fsync pending appends (the ``batch`` mode does this at most every half second, and on close)."""
         if self._fd is not None and self._dirty:
-            os.fsync(self._fd)
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                self.write_failure = (
+                    f"{self.path}: saving to disk failed ({exc.strerror}); kompakt stopped writing. "
+                    "Reopen the session."
+                )
+                raise SessionWriteError(self.write_failure) from None
             self._dirty = False
             self._last_fsync = time.monotonic()
 
@@ -534,18 +728,21 @@ class SessionStore:
         """Move the leaf to ``entry_id`` (None: the root) and attach a ``branch_summary`` there."""
         if entry_id is not None:
             self.get(entry_id)
-        self.leaf_id = entry_id
+        previous, self.leaf_id = self.leaf_id, entry_id
         fields: dict[str, Any] = {"type": "branch_summary", "fromId": entry_id or "root", "summary": summary}
         if details is not None:
             fields["details"] = details
         if from_hook:
             fields["fromHook"] = True
-        return self.append(fields)
+        try:
+            return self.append(fields)
+        except BaseException:
+            self.leaf_id = previous  # nothing was saved: the navigation did not happen
+            raise
 
     def _move_leaf(self, entry_id: str | None) -> None:
         if entry_id == self.leaf_id:
             return
-        self.leaf_id = entry_id
         if self.persist_leaf and not self.read_only:
             # DESIGN.md deviation 1: persist the navigation so that a reload (kompakt or pi) resumes here.
             marker: Entry = {
@@ -556,35 +753,57 @@ class SessionStore:
                 "timestamp": now_iso(),
                 "data": {"leafId": entry_id},
             }
-            self._write_entry(marker)
+            self._write_entry(marker)  # first: a failed write leaves the leaf where it was
+        self.leaf_id = entry_id
 
     # --- following another writer -----------------------------------------------------------
     def refresh(self) -> RefreshResult:
-        """Pick up lines appended by another process; reload after truncation or rotation."""
+        """Pick up lines appended by another process; reload after truncation or rotation.
+
+        The path is opened without blocking and only when it is a regular file; while it is anything
+        else (a FIFO, a directory, missing) nothing changes and :attr:`RefreshResult.problem` says why.
+        """
         try:
-            stat = os.stat(self.path)
-        except FileNotFoundError:
-            return RefreshResult()
-        if stat.st_ino != self._inode or stat.st_size < self._offset:
-            self.header, self.entries, self.problems = {}, [], []
-            self._load()
-            return RefreshResult(list(self.entries), reloaded=True)
-        if stat.st_size == self._offset:
-            return RefreshResult()
-        with open(self.path, "rb") as handle:
-            handle.seek(self._offset)
-            data = handle.read()
-        new, problems, consumed, _tail = _parse(data, self.path, self._lines + 1, self._offset)
-        self._lines += data.count(b"\n", 0, consumed)
-        self._offset += consumed
-        self.problems.extend(problems)
-        added = [e for e in new if isinstance(e.get("id"), str)]
-        for entry in added:
+            fd = open_regular(self.path, os.O_RDONLY)
+        except SessionFormatError as exc:
+            return RefreshResult(problem=str(exc))
+        except SessionAccessError as exc:
+            return RefreshResult(problem=str(exc))
+        try:
+            info = os.fstat(fd)
+            if (info.st_dev, info.st_ino) != self._identity or info.st_size < self._offset:
+                os.close(fd)
+                fd = -1
+                return self._reload()
+            if info.st_size == self._offset:
+                return RefreshResult()
+            data = read_fd(fd, self.path, self._offset)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+        parsed = parse_lines(data, start_line=self._lines + 1, base_offset=self._offset)
+        self._lines += data.count(b"\n", 0, parsed.consumed)
+        self._offset += parsed.consumed
+        self.problems.extend(parsed.problems)
+        for entry in parsed.entries:
             self.entries.append(entry)
             self.tree.add(entry)
-        if added:
+        if parsed.entries:
             self.leaf_id = self._leaf_from_file_order()
-        return RefreshResult(added)
+        return RefreshResult(parsed.entries, problems=parsed.problems)
+
+    def _reload(self) -> RefreshResult:
+        old = (self.header, self.entries, self.problems, self.tree, self.leaf_id, self._offset, self._lines)
+        self.header, self.entries, self.problems = {}, [], []
+        try:
+            self._load()
+        except SessionError as exc:
+            # The new file is not a session (yet): keep showing the last good one.
+            (self.header, self.entries, self.problems, self.tree, self.leaf_id, self._offset, self._lines) = (
+                old
+            )
+            return RefreshResult(problem=str(exc))
+        return RefreshResult(list(self.entries), reloaded=True, problems=list(self.problems))
 
     # --- closing ----------------------------------------------------------------------------
     def close(self) -> None:

@@ -89,9 +89,19 @@ class TreeIndex:
 
     def _resolve_parent(self, parent: str | None) -> str | None:
         # pi appends after our leaf marker; such an entry hangs under the entry the marker points at.
-        while parent in self._markers:
+        # A damaged file can hold a marker that points at itself or a ring of markers: stop there.
+        seen: set[str] = set()
+        while parent in self._markers and parent not in seen:
+            seen.add(parent)
             parent = self._markers[parent]
-        return parent
+        return None if parent in self._markers else parent
+
+    def through_markers(self, entry_id: str | None) -> str | None:
+        """The entry a leaf marker points at (following markers), or ``entry_id`` itself."""
+        return self._resolve_parent(entry_id)
+
+    def is_marker(self, entry_id: str) -> bool:
+        return entry_id in self._markers
 
     def _insert(self, siblings: list[str], entry_id: str) -> None:
         keys = self._sort_keys
