@@ -122,6 +122,11 @@ def cmd_context(args: argparse.Namespace) -> int:
                 "messages": [
                     {"role": m.get("role"), "text": _llm_text(m), "tokens": estimate_tokens(m)} for m in llm
                 ],
+                # The context messages before conversion, with the entry each comes from.
+                "entries": [
+                    {"role": m.get("role"), "entryId": entry_id, "tokens": estimate_tokens(m)}
+                    for m, entry_id in zip(ctx.messages, ctx.entry_ids, strict=True)
+                ],
                 "estimate": {
                     "tokens": estimate.tokens,
                     "usageTokens": estimate.usage_tokens,
