@@ -12,15 +12,26 @@ setKeybindings(new KeybindingsManager({}));
 const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 const results = [];
 for (const spec of JSON.parse(fs.readFileSync(process.argv[2], "utf8"))) {
-  // The same tree pi's SessionManager.getTree() builds: resolved labels, orphans as roots,
+  // The same tree pi's SessionManager.getTree() builds: resolved labels and label times, orphans as roots,
   // children in timestamp order.
   const labels = new Map();
+  const labelTimes = new Map();
   for (const e of spec.entries) {
     if (e.type !== "label") continue;
-    if (e.label) labels.set(e.targetId, e.label);
-    else labels.delete(e.targetId);
+    if (e.label) {
+      labels.set(e.targetId, e.label);
+      labelTimes.set(e.targetId, e.timestamp);
+    } else {
+      labels.delete(e.targetId);
+      labelTimes.delete(e.targetId);
+    }
   }
-  const nodes = new Map(spec.entries.map((e) => [e.id, { entry: e, children: [], label: labels.get(e.id) }]));
+  const nodes = new Map(
+    spec.entries.map((e) => [
+      e.id,
+      { entry: e, children: [], label: labels.get(e.id), labelTimestamp: labelTimes.get(e.id) },
+    ]),
+  );
   const roots = [];
   for (const e of spec.entries) {
     const parent = e.parentId == null || e.parentId === e.id ? undefined : nodes.get(e.parentId);

@@ -1,7 +1,7 @@
 """Differential check of kompakt's /tree model against pi's own TreeSelectorComponent.
 
-Builds random session trees (every entry type, branches, several roots, labels, tool-call-only
-turns), random leaves, filters and key sequences, runs them through pi 0.73.1 (``bench/pi_tree.mjs``,
+Builds random session trees (every entry type, session_info titles, branches, several roots, labels
+with their label times, tool-call-only turns), random leaves, filters and key sequences (Shift+T too), runs them through pi 0.73.1 (``bench/pi_tree.mjs``,
 needs Node and ``KOMPAKT_PI_DIR`` as in :mod:`bench.session_open`) and through :class:`TreeSelector`,
 and compares the selected entry and the rendered list window after every key.
 
@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +42,25 @@ KEYS: dict[str, tuple[str, Callable[[TreeSelector], object]]] = {
     "ctrl+o": ("\x0f", lambda s: s.cycle_filter(1)),
     "esc": ("\x1b", lambda s: s.escape()),
     "backspace": ("\x7f", lambda s: s.backspace()),
-    **{ch: (ch, lambda s, ch=ch: s.type_text(ch)) for ch in "abex"},
+    "T": ("T", lambda s: s.toggle_label_times()),  # shift+t: label times (never typed into the search)
+    **{ch: (ch, lambda s, ch=ch: s.type_text(ch)) for ch in "abext"},
 }
 WORDS = ["alpha", "beta", "fix", "bug", "Read", "x y", "tab\tthere", "line\nbreak", "  pad  "]
 TOOLS = ["read", "bash", "grep", "edit", "ls", "find", "write", "todo"]
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _label_times() -> list[str]:
+    now = datetime.now().astimezone()
+    today = now.replace(hour=0, minute=30, second=0, microsecond=0)
+    earlier = now.replace(month=1, day=2, hour=9, minute=5) if (now.month, now.day) > (1, 3) else now
+    return [_iso(today), _iso(earlier), "2019-07-04T18:07:00.000Z"]
+
+
+label_times = _label_times()
 
 
 def random_entries(rng: random.Random, count: int) -> list[dict[str, Any]]:
@@ -99,16 +115,19 @@ def random_entries(rng: random.Random, count: int) -> list[dict[str, Any]]:
             entry = {"type": "model_change", "provider": "p", "modelId": f"m{i}"}
         elif kind < 0.85:
             entry = {"type": "thinking_level_change", "thinkingLevel": "high"}
-        elif kind < 0.88 or not entries:
+        elif kind < 0.86 or not entries:
             entry = {"type": "custom", "customType": "ext.thing"}
+        elif kind < 0.89:
+            entry = {"type": "session_info", "name": rng.choice(["", "  ", "Title", f"fix bug {i}"])}
         else:
             target = rng.choice(entries)["id"]
             entry = {"type": "label", "targetId": target, "label": rng.choice([None, f"cp{i}", "Keep"])}
-        entry.update(
-            id=f"e{i:03d}",
-            parentId=parent,
-            timestamp=f"2025-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z",
-        )
+        stamp = f"2025-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+        if entry["type"] == "label" and rng.random() < 0.5:
+            # Today and earlier this year too, for the three label-time formats (a clone's labels keep
+            # old times, so a label can be older or newer than anything around it).
+            stamp = rng.choice(label_times)
+        entry.update(id=f"e{i:03d}", parentId=parent, timestamp=stamp)
         entries.append(entry)
     return entries
 
@@ -122,7 +141,8 @@ def window(selector: TreeSelector, page: int) -> list[str]:
     lines = []
     for i in range(start, min(start + page, len(rows))):
         row = rows[i]
-        text = row.plain().removesuffix("  ← active") if row.is_leaf else row.plain()
+        plain = row.plain(selector.show_label_times)
+        text = plain.removesuffix("  ← active") if row.is_leaf else plain
         lines.append(("› " if i == index else "  ") + text)
     return [*lines, "  " + selector.footer()]
 

@@ -434,3 +434,17 @@ def test_deferred_create_writes_nothing_until_the_first_append(tmp_path: Path) -
         assert reopened.session_id == store.session_id and len(reopened) == 1
     with pytest.raises(FileExistsError):
         SessionStore.create(path, defer=True)
+
+
+def test_label_edit_stamps_the_label_with_the_current_time(store: SessionStore) -> None:
+    from datetime import UTC, datetime
+
+    from tui.session.entries import iso_to_ms
+
+    m1 = store.append_message(user("1"))
+    before = int(datetime.now(UTC).timestamp() * 1000) - 1
+    entry = store.append_label(m1["id"], "mark")
+    assert store.tree.label_time(m1["id"]) == entry["timestamp"]
+    assert iso_to_ms(entry["timestamp"]) >= before
+    store.append_label(m1["id"], None)
+    assert store.tree.label_time(m1["id"]) is None

@@ -925,3 +925,94 @@ def test_flatten_without_a_text_cache_matches_the_selector() -> None:
 
 def test_message_factory_roles_outside_pi_show_their_role() -> None:
     assert text_of(message({"role": "system", "content": "x"})) == "[system]"
+
+
+# --- label times and Shift+T (pi 0.73.1, delta A.9 and A.11) -----------------------------------------
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Local time = UTC, so that the label times below read the same on every machine."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def labelled_tree() -> TreeIndex:
+    return index(
+        ("u1", None, user("question")),
+        ("a1", "u1", say("answer")),
+        ("l1", "a1", label("u1", "first")),
+        ("l2", "l1", label("u1", "second")),  # the last label sets the time too
+        ("l3", "l2", label("a1", "gone")),
+        ("l4", "l3", label("a1", None)),  # a clear removes the time with the label
+    )
+
+
+def test_label_timestamp_comes_from_the_label_entry_and_clears_with_the_label() -> None:
+    tree = labelled_tree()
+    assert tree.label_time("u1") == "2025-01-01T00:00:03.000Z"
+    assert tree.label_time("a1") is None and tree.label("a1") is None
+    rows = {r.entry_id: r for r in TreeSelector(tree, "a1").rows}
+    assert rows["u1"].label_time == "2025-01-01T00:00:03.000Z" and rows["a1"].label_time is None
+
+
+def test_label_time_format_today_this_year_and_older() -> None:
+    from datetime import datetime, timedelta
+
+    from tui.session.tree_view import format_label_time
+
+    now = datetime.now().astimezone().replace(month=6, day=15, hour=12, minute=0)
+
+    def iso(moment: datetime) -> str:
+        return moment.isoformat()
+
+    assert format_label_time(iso(now.replace(hour=9, minute=5)), now) == "09:05"
+    assert format_label_time(iso(now.replace(month=3, day=7, hour=8, minute=1)), now) == "3/7 08:01"
+    older = now.replace(year=now.year - 1, month=11, day=2, hour=23, minute=59)
+    assert format_label_time(iso(older), now) == f"{(now.year - 1) % 100:02d}/11/2 23:59"
+    assert format_label_time(iso(now - timedelta(days=1)), now).startswith("6/14 ")
+    assert format_label_time("not a time", now) == ""
+
+
+def test_shift_t_shows_label_times_after_the_label_and_tags_the_footer(utc: None) -> None:
+    selector = TreeSelector(labelled_tree(), "a1")
+    assert selector.footer() == "(2/2)"
+    selector.toggle_label_times()
+    assert selector.footer() == "(2/2) [+label time]"
+    assert [r.plain(selector.show_label_times) for r in selector.rows] == [
+        "• [second] 25/1/1 00:00 user: question",
+        "• assistant: answer" + ACTIVE,
+    ]
+    selector.set_filter("labeled-only")
+    assert selector.footer() == "(1/1) [labeled] [+label time]"
+    selector.type_text("zzz")
+    assert selector.rows == [] and selector.footer() == "(0/0) [labeled] [+label time]"
+    selector.toggle_label_times()
+    assert selector.footer() == "(0/0) [labeled]"
+
+
+def test_session_info_rows_are_settings_entries_shown_when_labelled() -> None:
+    tree = index(
+        ("u1", None, user("question")),
+        ("s1", "u1", session_info("Parser work")),
+        ("s2", "s1", session_info("")),
+        ("l1", "s2", label("s1", "named")),
+    )
+    rows = render_tree(tree, "l1", "all")
+    assert [r.text for r in rows if r.entry_id in ("s1", "s2")] == ["[title: Parser work]", "[title: empty]"]
+    assert [r.entry_id for r in render_tree(tree, "l1", "labeled-only")] == ["s1"]
+    assert "s1" not in [r.entry_id for r in render_tree(tree, "l1", "default")]
+    assert [r.entry_id for r in render_tree(tree, "l1", "all", "title parser")] == ["s1"]
+
+
+def test_roots_keep_file_order_like_pi() -> None:
+    # pi's getTree sorts children by timestamp but leaves the roots in file order.
+    entries = link(("r1", None, user("first root")), ("r2", None, user("second root")))
+    entries[1]["timestamp"] = "2024-01-01T00:00:00.000Z"  # older than r1, yet listed after it
+    tree = TreeIndex(entries)
+    assert tree.roots == ["r1", "r2"]
+    assert [r.entry_id for r in render_tree(tree, "r2")] == ["r2", "r1"]  # the active root first
+    assert [r.entry_id for r in render_tree(tree, None)] == ["r1", "r2"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList, Static
@@ -259,6 +260,48 @@ async def test_shift_l_posts_label_requested_with_the_current_label() -> None:
         await pilot.pause()
         assert app.events == [("label", ("a4", None)), ("label", ("u1", "start"))]
         assert app.view.search_query == ""  # the key did not go into the search
+
+
+async def test_shift_t_toggles_label_times_and_capitals_never_reach_the_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        app = TreeHost()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("T")
+            assert static_text(app, "#tree-footer") == "(8/11) [+label time]"
+            assert lines(app.view)[0] == "  • [start] 25/1/1 00:00 user: fix the parser"
+            await pilot.press("L", "T")  # bound keys: neither goes into the search
+            assert app.view.search_query == ""
+            assert static_text(app, "#tree-footer") == "(8/11)"
+            assert lines(app.view)[0] == "  • [start] user: fix the parser"
+            await pilot.press("t")  # lower case is typed as usual
+            assert app.view.search_query == "t"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+async def test_hint_line_is_built_from_the_configured_keys() -> None:
+    from widgets.session_tree_pane import HINTS
+
+    assert HINTS[0] == (
+        "↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. shift+l: label. "
+        "ctrl+d/ctrl+t/ctrl+u/ctrl+l/ctrl+a: filters (ctrl+o/shift+ctrl+o cycle). shift+t: label time"
+    )
+    app = TreeHost()
+    app.set_keymap({"tree.label": "ctrl+k", "tree.label_times": "f9", "tree.filter.all": "ctrl+g"})
+    async with app.run_test(size=(200, 30)) as pilot:
+        await pilot.pause()
+        hint = static_text(app, "#tree-hint")
+        assert "ctrl+k: label." in hint and "f9: label time" in hint and "/ctrl+g: filters" in hint
+        await pilot.press("f9")
+        assert static_text(app, "#tree-footer").endswith(" [+label time]")
 
 
 async def test_click_selects_and_double_click_navigates() -> None:

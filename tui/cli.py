@@ -76,6 +76,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
                     "prefix": r.prefix,
                     "text": r.text,
                     "label": r.label,
+                    "labelTimestamp": r.label_time,
                     "active": r.on_active_path,
                     "leaf": r.is_leaf,
                     "kind": r.kind,

@@ -51,7 +51,8 @@ class SessionTreeView(ScrollView, can_focus=True):
 - **Ctrl+D** default filter, **Ctrl+T** no tools, **Ctrl+U** user only, **Ctrl+L** labelled, **Ctrl+A** all;
   **Ctrl+O / Ctrl+Shift+O** cycle the filters
 - Type to search (every word must match); **Backspace** deletes, **Esc** clears the search or closes
-- **Enter** goes to the entry, **Shift+L** labels it; click selects, double click goes there
+- **Enter** goes to the entry, **Shift+L** labels it, **Shift+T** shows when each label was set;
+  click selects, double click goes there
 """
 
     DEFAULT_CSS = """
@@ -64,6 +65,7 @@ class SessionTreeView(ScrollView, can_focus=True):
     SessionTreeView > .session-tree--prefix { color: $foreground-muted; }
     SessionTreeView > .session-tree--active { color: $text-success; }
     SessionTreeView > .session-tree--label { color: $text-warning; }
+    SessionTreeView > .session-tree--label-time { color: $foreground-muted; }
     SessionTreeView > .session-tree--user { color: $text-primary; }
     SessionTreeView > .session-tree--assistant { color: $text-warning; }
     SessionTreeView > .session-tree--text { color: $foreground; }
@@ -82,6 +84,7 @@ class SessionTreeView(ScrollView, can_focus=True):
         "session-tree--prefix",
         "session-tree--active",
         "session-tree--label",
+        "session-tree--label-time",
         "session-tree--user",
         "session-tree--assistant",
         "session-tree--text",
@@ -112,6 +115,8 @@ class SessionTreeView(ScrollView, can_focus=True):
         Binding("ctrl+shift+o", "cycle_filter(-1)", "Previous filter", show=False, id="tree.filter.previous"),
         Binding("enter", "navigate", "Go here", id="tree.navigate"),
         Binding("L,shift+l", "label", "Label", id="tree.label"),
+        # Bound, so a capital L or T never reaches the search (as in pi 0.73.1).
+        Binding("T,shift+t", "toggle_label_times", "Label times", show=False, id="tree.label_times"),
         Binding("backspace", "backspace", "Delete search char", show=False, id="tree.search.backspace"),
         Binding("escape", "escape", "Clear search / close", show=False, id="tree.escape"),
     ]
@@ -337,6 +342,8 @@ class SessionTreeView(ScrollView, can_focus=True):
             parts.append(("• ", s("session-tree--active")))
         if row.label:
             parts.append((f"[{sanitize(row.label)}] ", s("session-tree--label")))
+            if self.selector is not None and self.selector.show_label_times:
+                parts.append((row.shown_label_time(), s("session-tree--label-time")))
         text = sanitize(row.text)
         role = _ROLE_PREFIXES.get(row.kind)
         if role and text.startswith(role):
@@ -401,6 +408,13 @@ class SessionTreeView(ScrollView, can_focus=True):
         if selector is not None and selector.selected_id is not None:
             current = selector.tree.labels.get(selector.selected_id)
             self.post_message(self.LabelRequested(self, selector.selected_id, current))
+
+    def action_toggle_label_times(self) -> None:
+        if self.selector is None:
+            return
+        self._strips.clear()  # every labelled row changes; the rows themselves do not
+        self.refresh()
+        self._apply(lambda s: s.toggle_label_times())
 
     def on_key(self, event: events.Key) -> None:
         # Search as you type: printable keys that are not bound to an action extend the query.

@@ -4,16 +4,20 @@
 :class:`~widgets.entry_detail.EntryDetail` side by side when there is room, and stacked when the
 pane is narrow, with the detail's height capped so the list keeps most of a short terminal. The
 key hints take one row, in the longest wording that fits. It works as a toggleable side pane in the
-main screen and inside the full-screen ``/tree`` screen. The view's messages (``NavigateRequested``,
+main screen and inside the full-screen ``/tree`` screen. The hints are built from the configured keys
+(a ``[keymap]`` setting shows up in them), the widest being pi 0.73.1's hint line. The view's messages (``NavigateRequested``,
 ``LabelRequested``, ``Closed``, ``Highlighted``) bubble through it unchanged; the pane only keeps its
 own chrome in step.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.cells import cell_len
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
 from textual.content import Content
 from textual.geometry import Size
@@ -26,13 +30,74 @@ from widgets.entry_detail import EntryDetail
 from widgets.session_tree import SessionTreeView
 
 NARROW_WIDTH = 100  # below this the detail panel goes under the list
-# The key hints, longest first; the pane shows the first that fits on one row (F1 has the rest).
-HINTS = (
-    "↑/↓ move · ←/→ page · ^←/^→ fold/branch · ⇧L label · ^D/^T/^U/^L/^A filters (^O/⇧^O cycle) · Enter go",
-    "↑↓ move · ←→ page · ^←^→ fold · ⇧L label · ^D^T^U^L^A filters · F1 help",
-    "↑↓ move · ←→ page · ^←^→ fold · ⇧L label · F1 help",
-    "↑↓ ←→ ^←^→ ⇧L ^D^T^U^L^A · F1 help",
+_FILTER_IDS = (
+    "tree.filter.default",
+    "tree.filter.no_tools",
+    "tree.filter.user_only",
+    "tree.filter.labeled_only",
+    "tree.filter.all",
 )
+_MODIFIER_ORDER = ("shift", "ctrl", "alt", "meta", "super", "hyper")
+
+
+def key_name(key: str) -> str:
+    """One Textual key as pi names it: ``L`` → ``shift+l``, ``ctrl+shift+o`` → ``shift+ctrl+o``."""
+    key = key.strip()
+    if len(key) == 1 and key.isalpha() and key.isupper():
+        return f"shift+{key.lower()}"
+    *mods, base = key.split("+")
+    mods.sort(key=lambda m: _MODIFIER_ORDER.index(m) if m in _MODIFIER_ORDER else len(_MODIFIER_ORDER))
+    return "+".join([*mods, base])
+
+
+def keys_text(keys: str) -> str:
+    """A binding's key list as pi's hint shows it: distinct names joined by ``/``."""
+    names = list(dict.fromkeys(key_name(k) for k in keys.split(",") if k.strip()))
+    return "/".join(names)
+
+
+def _short(name: str) -> str:
+    """``shift+l`` → ``⇧L``, ``ctrl+d`` → ``^D``: the compact form of the narrower hints."""
+    *mods, base = name.split("+")
+    symbols = {"shift": "⇧", "ctrl": "^", "alt": "⌥"}
+    return "".join(symbols.get(m, m + "+") for m in mods) + (base.upper() if len(base) == 1 else base)
+
+
+def tree_hints(keys_of: Callable[[str], str]) -> tuple[str, ...]:
+    """The key hints built from the configured keys, longest first; the first is pi 0.73.1's own line.
+
+    ``keys_of(binding_id)`` gives a binding's current key list (``"L,shift+l"``).
+    """
+    label, times = keys_text(keys_of("tree.label")), keys_text(keys_of("tree.label_times"))
+    filters = [keys_text(keys_of(i)) for i in _FILTER_IDS]
+    cycle = [keys_text(keys_of("tree.filter.next")), keys_text(keys_of("tree.filter.previous"))]
+
+    def short(text: str) -> str:
+        return "/".join(_short(n) for n in text.split("/") if n)
+
+    s_label, s_times = short(label), short(times)
+    s_filters, s_cycle = "/".join(short(f) for f in filters), "/".join(short(c) for c in cycle)
+    return (
+        f"↑/↓: move. ←/→: page. ^←/^→ or Alt+←/Alt+→: fold/branch. {label}: label. "
+        f"{'/'.join(filters)}: filters ({'/'.join(cycle)} cycle). {times}: label time",
+        f"↑/↓ move · ←/→ page · ^←/^→ fold/branch · {s_label} label · {s_times} time · "
+        f"{s_filters} filters ({s_cycle} cycle) · Enter go",
+        f"↑↓ move · ←→ page · ^←^→ fold · {s_label} label · {s_filters.replace('/', '')} filters · F1 help",
+        f"↑↓ move · ←→ page · ^←^→ fold · {s_label} label · F1 help",
+        f"↑↓ ←→ ^←^→ {s_label} {s_filters.replace('/', '')} · F1 help",
+    )
+
+
+def default_keys(binding_id: str) -> str:
+    """A tree binding's default keys (before any ``[keymap]`` setting)."""
+    for binding in SessionTreeView.BINDINGS:
+        if isinstance(binding, Binding) and binding.id == binding_id:
+            return binding.key
+    return ""
+
+
+# The hints with the default keys; the pane rebuilds them from the app's keymap.
+HINTS = tree_hints(default_keys)
 MIN_TREE_ROWS = 12  # a stacked detail panel never squeezes the list below this many rows
 MIN_DETAIL_ROWS = 4  # … nor shrinks below this (its border and three lines)
 DETAIL_SHARE = 0.4  # the stacked detail's height as a share of the body, when there is room
@@ -150,11 +215,17 @@ class SessionTreePane(Vertical):
             narrow = size.width < NARROW_WIDTH
             self.set_class(narrow, "-narrow")
             room = size.width - self.styles.gutter.width - self._hint.styles.gutter.width
-            hint = next((h for h in HINTS if cell_len(h) <= room), HINTS[-1])
+            hints = tree_hints(self._configured_keys)
+            hint = next((h for h in hints if cell_len(h) <= room), hints[-1])
             if self._hint.content != hint:
                 self._hint.update(hint, layout=False)
             self._size_detail(narrow, size.height)
         return super()._size_updated(size, virtual_size, container_size, layout)
+
+    def _configured_keys(self, binding_id: str) -> str:
+        # Textual keeps the keymap on the app and applies it lazily to each node's bindings.
+        keymap: dict[str, str] = getattr(self.app, "_keymap", {}) or {}
+        return keymap.get(binding_id) or default_keys(binding_id)
 
     def _size_detail(self, narrow: bool, height: int) -> None:
         """Stacked, the detail takes its share of the body but leaves the list ``MIN_TREE_ROWS`` rows."""

@@ -25,6 +25,7 @@ class TreeIndex:
         self.children: dict[str, list[str]] = {}
         self.roots: list[str] = []
         self.labels: dict[str, str] = {}
+        self.label_times: dict[str, str] = {}  # target → timestamp of the label entry that set its label
         self.name: str | None = None
         self._sort_keys: dict[str, tuple[int, int]] = {}
         self._waiting: dict[str, list[str]] = {}  # missing parent id → orphans that name it
@@ -47,8 +48,14 @@ class TreeIndex:
             if isinstance(target, str):
                 if label:
                     self.labels[target] = str(label)
+                    stamp = entry.get("timestamp")
+                    if isinstance(stamp, str):
+                        self.label_times[target] = stamp
+                    else:
+                        self.label_times.pop(target, None)
                 else:
                     self.labels.pop(target, None)
+                    self.label_times.pop(target, None)
         elif kind == "session_info":
             self.name = session_info_name(entry)
         if is_custom(entry, LEAF_CUSTOM_TYPE):
@@ -58,15 +65,16 @@ class TreeIndex:
         self._sort_keys[entry_id] = (iso_to_ms(entry.get("timestamp")), self._order)
         self.children.setdefault(entry_id, [])
         parent = self._resolve_parent(entry.get("parentId"))
+        # Roots stay in file order (pi's getTree sorts only children by timestamp).
         if parent is None or parent == entry_id:
-            self._insert(self.roots, entry_id)
+            self.roots.append(entry_id)
         elif self.children[entry_id] and parent in self.children and entry_id in self.path_ids(parent):
-            self._insert(self.roots, entry_id)  # re-placed under its own descendant: a cycle, so a root
+            self.roots.append(entry_id)  # re-placed under its own descendant: a cycle, so a root
         elif parent in self.children:
             self._insert(self.children[parent], entry_id)
         else:
             # An orphan is a root until (if ever) its parent shows up.
-            self._insert(self.roots, entry_id)
+            self.roots.append(entry_id)
             self._waiting.setdefault(parent, []).append(entry_id)
         for orphan in self._waiting.pop(entry_id, []):
             if orphan in self.path_ids(entry_id):
@@ -162,3 +170,7 @@ class TreeIndex:
 
     def label(self, entry_id: str) -> str | None:
         return self.labels.get(entry_id)
+
+    def label_time(self, entry_id: str) -> str | None:
+        """pi's ``labelTimestamp``: when the current label was set (None without a label)."""
+        return self.label_times.get(entry_id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from tui.session.display import assistant_has_text, entry_text, search_text, tool_calls_by_id
@@ -27,6 +28,7 @@ FILTER_TAGS: dict[str, str] = {
     "labeled-only": " [labeled]",
     "all": " [all]",
 }
+LABEL_TIME_TAG = " [+label time]"
 _ROOT = "\0root"
 # Bookkeeping entries that only the "all" (and labeled-only) views show.
 _SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
@@ -46,13 +48,40 @@ class Row:
     kind: str  # user | assistant | tool | summary | compaction | meta
     foldable: bool
     folded: bool
+    label_time: str | None = None  # ISO timestamp of the label entry that set ``label``
 
-    def plain(self) -> str:
+    def shown_label_time(self, now: datetime | None = None) -> str:
+        """The muted ``<time> `` after the label while label times are on; '' without label or time."""
+        if not (self.label and self.label_time):
+            return ""
+        formatted = format_label_time(self.label_time, now)
+        return f"{formatted} " if formatted else ""
+
+    def plain(self, label_times: bool = False) -> str:
         """The row as pi prints it (without the cursor), plus kompakt's ``← active`` on the leaf."""
         marker = "• " if self.on_active_path else ""
         label = f"[{self.label}] " if self.label else ""
+        stamp = self.shown_label_time() if label_times else ""
         active = "  ← active" if self.is_leaf else ""
-        return f"{self.prefix}{marker}{label}{self.text}{active}"
+        return f"{self.prefix}{marker}{label}{stamp}{self.text}{active}"
+
+
+def format_label_time(stamp: str, now: datetime | None = None) -> str:
+    """pi's label time in local time: ``HH:MM`` today, ``M/D HH:MM`` this year, else ``YY/M/D HH:MM``.
+
+    '' when the timestamp cannot be read (pi would print NaN; a blank says the same more kindly).
+    """
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone()
+    except (ValueError, OSError, OverflowError):
+        return ""
+    now = (now or datetime.now().astimezone()).astimezone()
+    clock = f"{moment.hour:02d}:{moment.minute:02d}"
+    if moment.date() == now.date():
+        return clock
+    if moment.year == now.year:
+        return f"{moment.month}/{moment.day} {clock}"
+    return f"{moment.year % 100:02d}/{moment.month}/{moment.day} {clock}"
 
 
 def row_kind(entry: Entry) -> str:
@@ -217,6 +246,7 @@ def flatten(
                 row_kind(entry),
                 foldable,
                 is_folded,
+                tree.label_times.get(node),
             )
         )
         if is_folded:
@@ -305,6 +335,7 @@ class TreeSelector:
         self.query = query
         self.page_size = page_size
         self.folded: set[str] = set()
+        self.show_label_times = False  # Shift+T (pi 0.73.1)
         self.rows: list[Row] = []
         self.forest = VisibleForest()
         self.selected_id: str | None = None
@@ -368,9 +399,14 @@ class TreeSelector:
         return self.rows[index] if index >= 0 else None
 
     def footer(self) -> str:
-        """``(i/n)`` plus the filter tag, as under pi's list."""
+        """``(i/n)`` plus the filter tag and `` [+label time]`` while label times show, as under pi's list."""
         position = self.selected_index + 1 if self.rows else 0
-        return f"({position}/{len(self.rows)}){FILTER_TAGS[self.mode]}"
+        times = LABEL_TIME_TAG if self.show_label_times else ""
+        return f"({position}/{len(self.rows)}){FILTER_TAGS[self.mode]}{times}"
+
+    def toggle_label_times(self) -> None:
+        """Shift+T: show or hide when each label was set."""
+        self.show_label_times = not self.show_label_times
 
     def select(self, entry_id: str) -> None:
         """Select ``entry_id``, or its nearest visible ancestor."""
