@@ -114,3 +114,80 @@ def test_a_session_in_use_is_a_one_line_error(isolated: Path, capsys: pytest.Cap
         assert main(["compact", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kompakt: ") and err.count("\n") == 1
+
+
+def test_dry_run_prints_the_plan_and_summary_and_leaves_the_file_byte_identical(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+    before = path.read_bytes()
+    names_before = sorted(p.name for p in isolated.iterdir())
+
+    assert main(["compact", str(path), "--dry-run", "--json", "--keep-recent-tokens", "700"]) == 0
+
+    report = json.loads(capsys.readouterr().out)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in isolated.iterdir()) == names_before  # no lock, backup or sidecar left
+    assert report["compacted"] is False and report["dryRun"] is True
+    assert report["summarySource"] == "fallback" and "question 0" in report["summary"]
+    assert report["details"]["kompakt"]["keepRecentTokens"] == 700
+    assert report["tokensBefore"] > report["tokensAfter"] > 0
+    assert "shortSummary" in report
+
+    # The real compaction with the same flags writes that very summary and boundary.
+    assert main(["compact", str(path), "--json", "--keep-recent-tokens", "700"]) == 0
+    written = json.loads(capsys.readouterr().out)
+    with SessionStore.open(path, read_only=True) as store:
+        (entry,) = [e for e in store.entries if e["type"] == "compaction"]
+    assert written["firstKeptEntryId"] == report["firstKeptEntryId"] == entry["firstKeptEntryId"]
+    assert entry["summary"] == report["summary"]
+    assert entry["tokensBefore"] == report["tokensBefore"]
+
+
+def test_dry_run_budget_flags_move_the_boundary_like_plan(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session(isolated / "s.jsonl", turns=6)
+    before = path.read_bytes()
+    firsts = []
+    for keep in ("300", "2000"):
+        assert (
+            main(
+                ["compact", str(path), "--dry-run", "--json", "--keep-recent-tokens", keep, "--no-calibrate"]
+            )
+            == 0
+        )
+        dry = json.loads(capsys.readouterr().out)
+        args = ["plan", str(path), "--json", "--keep-recent-tokens", keep, "--no-calibrate"]
+        assert main(args) == 0
+        plan = json.loads(capsys.readouterr().out)
+        assert dry["firstKeptEntryId"] == plan["firstKeptEntryId"]
+        assert dry["tokensBefore"] == plan["tokensBefore"]
+        firsts.append(dry["firstKeptEntryId"])
+    assert firsts[0] != firsts[1]
+    assert path.read_bytes() == before
+
+
+def test_dry_run_text_names_what_it_would_write(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+    before = path.read_bytes()
+
+    assert (
+        main(["compact", str(path), "--dry-run", "--reserve-tokens", "4000", "--context-window", "64000"])
+        == 0
+    )
+
+    out = capsys.readouterr().out
+    assert path.read_bytes() == before
+    assert "nothing was written" in out and "firstKeptEntryId" in out
+    assert "reserveTokens 4,000" in out
+    assert "summary it would write" in out and "question 0" in out
+
+
+def test_dry_run_rejects_a_reserve_that_fills_the_window(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session(isolated / "s.jsonl", turns=2)
+    args = ["compact", str(path), "--dry-run", "--reserve-tokens", "9000", "--context-window", "8000"]
+    assert main(args) == 2
+    assert "leaves no room" in capsys.readouterr().err

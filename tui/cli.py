@@ -363,14 +363,29 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.model:
         # The model asked for on the command line writes the summary, whatever summaryModel says.
         settings = settings.model_copy(update={"model": args.model, "summary_model": args.model})
-    store = SessionStore.open(Path(args.file))
+    # A dry run opens the file read-only: nothing can be appended, and the bytes stay as they were.
+    store = SessionStore.open(Path(args.file), read_only=args.dry_run)
     for problem in store.problems:
         print(f"kompakt: warning: {args.file}: {problem} (skipped)", file=sys.stderr)
+    if args.reserve_tokens is not None and args.context_window and args.reserve_tokens >= args.context_window:
+        raise UserError(
+            f"--reserve-tokens {args.reserve_tokens:,} leaves no room in the "
+            f"{args.context_window:,}-token context window"
+        )
+    budgets: dict[str, Any] = {
+        "keep_recent_tokens": args.keep_recent_tokens,
+        "reserve_tokens": args.reserve_tokens,
+        "calibrate": False if args.no_calibrate else None,
+        "context_window": args.context_window,
+    }
     notices: list[Notice] = []
     try:
         session = AgentSession(store, settings)
         session.subscribe(lambda event: notices.append(event) if isinstance(event, Notice) else None)
-        result = asyncio.run(session.compact(args.instructions))
+        if args.dry_run:
+            draft = asyncio.run(session.draft_compaction(args.instructions, **budgets))
+            return _report_draft(draft, session.summary_model, args.json)
+        result = asyncio.run(session.compact(args.instructions, **budgets))
     finally:
         store.close()
     for notice in notices:
@@ -416,6 +431,58 @@ def cmd_compact(args: argparse.Namespace) -> int:
     table.add_row("summary", source)
     table.add_row("entry", entry["id"])
     _console().print(table)
+    return 0
+
+
+def _report_draft(draft: Any, model: str, as_json: bool) -> int:
+    """Print what ``compact --dry-run`` would write: the plan, the figures and the summary itself."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from tui.compaction.engine import CompactionSkip
+
+    if draft is None:
+        return 1  # cancelled by a hook
+    if isinstance(draft, CompactionSkip):
+        if as_json:
+            _dump_json({"compacted": False, "dryRun": True, "reason": draft.reason, "message": draft.message})
+        else:
+            print(draft.message)
+        return 0
+    if as_json:
+        _dump_json({**draft.to_json(), "model": model})
+        return 0
+    plan = draft.plan
+    prefix_tokens = getattr(plan, "turn_prefix_tokens", 0)  # a head-tail plan splits no turn
+    console = _console()
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("dry run", "nothing was written")
+    table.add_row("tokens", f"{draft.tokens_before:,} → {draft.tokens_after:,}")
+    table.add_row("firstKeptEntryId", draft.first_kept_entry_id)
+    table.add_row(
+        "summarise",
+        f"{len(plan.summarize_entry_ids) + len(plan.turn_prefix_entry_ids)} messages, "
+        f"≈{plan.summarized_tokens + prefix_tokens:,} tokens",
+    )
+    table.add_row("keep", f"{len(plan.kept_entry_ids)} messages, ≈{plan.kept_tokens:,} tokens")
+    kompakt = draft.details.get("kompakt", {})
+    table.add_row(
+        "budgets",
+        f"keepRecentTokens {kompakt.get('keepRecentTokensUsed', kompakt.get('keepRecentTokens')):,}, "
+        f"reserveTokens {kompakt.get('reserveTokens'):,}, strategy {kompakt.get('strategy')}",
+    )
+    source = draft.summary_source + (" (deterministic summary)" if draft.summary_source == "fallback" else "")
+    table.add_row("summary source", source)
+    if draft.prune:
+        table.add_row("pruning", f"{len(draft.prune.entries)} tool outputs")
+    console.print(table)
+    if draft.short_summary:
+        console.print(Text("── short summary", style="bold magenta"))
+        console.print(Text(draft.short_summary))
+    console.print(Text("── summary it would write", style="bold magenta"))
+    console.print(Text(draft.summary))
     return 0
 
 
@@ -525,6 +592,13 @@ def build_parser() -> argparse.ArgumentParser:
     compact.add_argument("file")
     compact.add_argument("--instructions", help="what the summary should focus on")
     compact.add_argument("--model", help="litellm model that writes the summary (default: the settings)")
+    compact.add_argument(
+        "--dry-run", action="store_true", help="print the plan and the summary it would write; write nothing"
+    )
+    compact.add_argument("--keep-recent-tokens", type=_tokens(0), help="default: the settings")
+    compact.add_argument("--reserve-tokens", type=_tokens(0), help="default: the settings")
+    compact.add_argument("--context-window", type=_tokens(1), help="default: the model's")
+    compact.add_argument("--no-calibrate", action="store_true", help="skip the usage-ratio calibration")
     compact.add_argument("--json", action="store_true")
     compact.set_defaults(func=cmd_compact)
     return parser

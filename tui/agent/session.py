@@ -57,7 +57,15 @@ from tui.agent.retry import RetryPolicy
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
 from tui.compaction.context_size import context_size
-from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session, compaction_due
+from tui.compaction.engine import (
+    CompactionDraft,
+    CompactionResult,
+    CompactionSkip,
+    commit_draft,
+    compact_session,
+    compaction_due,
+    draft_compaction,
+)
 from tui.compaction.errors import CompactionCancelled
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_sources import AUTO as AUTO_REASONING
@@ -511,6 +519,7 @@ class AgentSession:
         custom_instructions: str | None,
         will_retry: bool,
         settings: Settings | None = None,
+        context_window: int | None = None,
     ) -> CompactionEnd:
         """Run the engine between a start and an end event; returns the end event (also on failure)."""
         self._emit(CompactionStart(reason))
@@ -530,11 +539,12 @@ class AgentSession:
                 reason=reason,
                 settings=settings or self.settings,
                 summarize=self._summarize_fn(),
-                context_window=self.context_window,
+                context_window=context_window or self.context_window,
                 max_output_tokens=self.provider.max_output_tokens(self.summary_model),
                 custom_instructions=custom_instructions,
                 hooks=self.hooks,
                 on_progress=lambda phase: self._emit(CompactionProgress(reason, phase)),
+                summary_model=self.summary_model,
             )
         except CompactionCancelled as exc:
             return end("aborted", error_message=str(exc))
@@ -572,6 +582,8 @@ class AgentSession:
         keep_recent_tokens: int | None = None,
         reserve_tokens: int | None = None,
         strategy: str | None = None,
+        calibrate: bool | None = None,
+        context_window: int | None = None,
     ) -> CompactionResult | CompactionSkip | None:
         """Compact now (pi §8.1): a running turn is aborted first; None when cancelled or failed.
 
@@ -579,21 +591,84 @@ class AgentSession:
         carry out the what-if the user is looking at, without saving it as a setting.
         """
         await self._abort_and_wait()
+        settings = self._with_budgets(keep_recent_tokens, reserve_tokens, strategy, calibrate)
+        end = await self._exclusive(
+            self._run_compaction("manual", custom_instructions, False, settings, context_window)
+        )
+        return None if end is None else end.result or end.skip
+
+    def _with_budgets(
+        self,
+        keep_recent_tokens: int | None = None,
+        reserve_tokens: int | None = None,
+        strategy: str | None = None,
+        calibrate: bool | None = None,
+    ) -> Settings | None:
+        """The settings with these compaction values in place (None when there are none)."""
         overrides = {
             key: value
             for key, value in (
                 ("keep_recent_tokens", keep_recent_tokens),
                 ("reserve_tokens", reserve_tokens),
                 ("strategy", strategy),
+                ("calibrate", calibrate),
             )
             if value is not None
         }
-        settings = None
-        if overrides:
-            compaction = self.settings.compaction.model_copy(update=overrides)
-            settings = self.settings.model_copy(update={"compaction": compaction})
-        end = await self._exclusive(self._run_compaction("manual", custom_instructions, False, settings))
-        return None if end is None else end.result or end.skip
+        if not overrides:
+            return None
+        compaction = self.settings.compaction.model_copy(update=overrides)
+        return self.settings.model_copy(update={"compaction": compaction})
+
+    async def draft_compaction(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        keep_recent_tokens: int | None = None,
+        reserve_tokens: int | None = None,
+        strategy: str | None = None,
+        calibrate: bool | None = None,
+        context_window: int | None = None,
+    ) -> CompactionDraft | CompactionSkip | None:
+        """The compaction that :meth:`compact` would write with these values, written nowhere.
+
+        The dry run and the preview call it; :meth:`commit_draft` writes the draft as it is (no second
+        model call). None when it was aborted; a summarizer failure in "abort" mode raises.
+        """
+        await self._abort_and_wait()
+        settings = (
+            self._with_budgets(keep_recent_tokens, reserve_tokens, strategy, calibrate) or self.settings
+        )
+        job = draft_compaction(
+            self.store,
+            reason="manual",
+            settings=settings,
+            summarize=self._summarize_fn(),
+            context_window=context_window or self.context_window,
+            max_output_tokens=self.provider.max_output_tokens(self.summary_model),
+            custom_instructions=custom_instructions,
+            hooks=self.hooks,
+            summary_model=self.summary_model,
+        )
+        return await self._exclusive(job)
+
+    async def commit_draft(self, draft: CompactionDraft) -> CompactionResult:
+        """Write a draft from :meth:`draft_compaction`; raises :class:`StaleDraft` if the session moved on."""
+        if self.is_busy:
+            raise AgentBusyError("kompakt is busy: wait for the current operation or abort it first")
+        self._emit(CompactionStart("manual"))
+        result = await commit_draft(self.store, draft, self.hooks)
+        self._emit(
+            CompactionEnd(
+                "manual",
+                "result",
+                result=result,
+                tokens_before=result.tokens_before,
+                tokens_after=result.tokens_after,
+                duration_ms=float(result.duration_ms),
+            )
+        )
+        return result
 
     async def navigate(
         self,

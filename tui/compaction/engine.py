@@ -12,15 +12,20 @@ of the context is reported as "no progress" (Hermes §4.1), so that the caller d
 ``compaction.strategy`` picks the planner: pi's keep-recent one, or Hermes's head-tail one
 (``head_tail``), whose summary uses its own prompts, carries the protected head in front of the notes and
 records the regions in ``details.kompakt``; its progress check counts messages and its own estimate.
+``details.kompakt`` (a field pi ignores) also records what the inspector shows: the budgets and strategy
+the run used, the summary model, the summary calls' tokens and cost, and whether ``tokensBefore`` came
+from a reply's usage. The work is split in two: :func:`draft_compaction` computes everything and writes
+nothing (the dry run and the preview stop there), :func:`commit_draft` appends exactly that draft.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tui.compaction.context_size import path_context
 from tui.compaction.errors import CompactionCancelled, SummaryError
 from tui.compaction.fallback import build_fallback_summary
 from tui.compaction.file_ops import compute_file_lists
@@ -36,7 +41,7 @@ from tui.compaction.head_tail_summary import fold_protected, summarize_head_tail
 from tui.compaction.plan import CompactionPlan, PlanSkip, prepare_compaction
 from tui.compaction.pruning import PrunePlan, plan_pruning, prune_entry_data
 from tui.compaction.summarizer import PlanSummary, SummarizeFn, SummaryBudgets, finish_summary, summarize_plan
-from tui.compaction.summary_sources import remote_summarize_fn
+from tui.compaction.summary_sources import SummaryMeter, remote_summarize_fn
 from tui.compaction.tokens import should_compact, sum_tokens
 from tui.session.context import context_from_path
 from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry
@@ -80,6 +85,8 @@ class CompactionSkip:
     message: str
     tokens_before: int = 0
     pruned_count: int = 0
+    # The pruning planned with the skip: compact_session applies it, a dry run only reports it.
+    prune: PrunePlan | None = field(default=None, compare=False, repr=False)
 
 
 def _prune_fields(plan: PrunePlan) -> dict[str, Any]:
@@ -162,7 +169,78 @@ def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
     )
 
 
-async def compact_session(
+@dataclass(frozen=True)
+class CompactionDraft:
+    """A compaction computed to the last byte but not written: what :func:`commit_draft` appends.
+
+    The dry run (``kompakt compact --dry-run``) and the preview show a draft and drop it; committing it
+    writes exactly this summary, with no second model call. ``leaf_id`` is the leaf the draft was planned
+    on: a draft for a session that has moved on since is refused.
+    """
+
+    leaf_id: str | None
+    plan: CompactionPlan | HeadTailPlan
+    prune: PrunePlan
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    tokens_after: int
+    estimate_before: int
+    details: dict[str, Any]
+    extra: dict[str, Any]
+    reason: Reason
+    summary_source: SummarySource
+    no_progress: bool
+    duration_ms: int
+    message: str | None = None
+    summary_error: str | None = None
+    short_summary_error: str | None = None
+
+    @property
+    def short_summary(self) -> str | None:
+        return self.extra.get("shortSummary")
+
+    def to_json(self) -> dict[str, Any]:
+        """The draft as ``kompakt compact --dry-run --json`` prints it (the plan comes along)."""
+        return {
+            "compacted": False,
+            "dryRun": True,
+            "leafId": self.leaf_id,
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "tokensBefore": self.tokens_before,
+            "tokensAfter": self.tokens_after,
+            "summary": self.summary,
+            "shortSummary": self.short_summary,
+            "details": self.details,
+            "summarySource": self.summary_source,
+            "summaryError": self.summary_error,
+            "noProgress": self.no_progress,
+            "prunedToolOutputs": len(self.prune.entries),
+            "durationMs": self.duration_ms,
+            "plan": self.plan.to_json(),
+        }
+
+
+class StaleDraft(Exception):
+    """The session moved on after the draft was made; it would no longer fit."""
+
+
+def _settings_details(settings: Settings, plan: CompactionPlan | HeadTailPlan) -> dict[str, Any]:
+    """The budgets a compaction ran with, stored so that the inspector can show them later."""
+    config = settings.compaction
+    fields: dict[str, Any] = {
+        "strategy": config.strategy,
+        "keepRecentTokens": config.keep_recent_tokens,
+        "reserveTokens": config.reserve_tokens,
+    }
+    if isinstance(plan, CompactionPlan):
+        fields["keepRecentTokensUsed"] = plan.keep_recent_tokens
+        if plan.calibration_ratio is not None:
+            fields["calibrationRatio"] = round(plan.calibration_ratio, 4)
+    return fields
+
+
+async def draft_compaction(
     store: SessionStore,
     *,
     reason: Reason,
@@ -173,13 +251,14 @@ async def compact_session(
     custom_instructions: str | None = None,
     hooks: HookRunner | None = None,
     on_progress: ProgressFn | None = None,
-) -> CompactionResult | CompactionSkip:
-    """Compact the active path; raises :class:`CompactionCancelled` (hook) or :class:`SummaryError`
-    (summarizer failed with ``onSummaryFailure = "abort"``); a user abort propagates as CancelledError.
+    summary_model: str | None = None,
+) -> CompactionDraft | CompactionSkip:
+    """Plan and summarise the active path, writing nothing (see :func:`compact_session`).
 
-    ``max_output_tokens`` caps the summary budgets; ``context_window`` is passed on to the hooks.
+    A skip carries the pruning that the caller may still apply (``CompactionSkip.prune``).
+    ``summary_model`` is only recorded (``details.kompakt.model``) when the model wrote the summary.
     """
-    from tui.agent.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACT, SESSION_COMPACTING
+    from tui.agent.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACTING
 
     started = time.monotonic()
     progress = on_progress or (lambda phase: None)
@@ -194,9 +273,7 @@ async def compact_session(
     plan = plan_for_strategy(planned_path, settings, context_window)
     head_tail = isinstance(plan, HeadTailPlan)
     if isinstance(plan, PlanSkip):
-        if prune:
-            store.append(_prune_fields(prune))
-        return CompactionSkip(plan.reason, plan.message, plan.tokens_before, len(prune.entries))
+        return CompactionSkip(plan.reason, plan.message, plan.tokens_before, len(prune.entries), prune)
 
     before = await _emit(
         hooks,
@@ -216,6 +293,7 @@ async def compact_session(
     short_error = None
     strategy_details: dict[str, Any] = {}
     extra: dict[str, Any] = {}
+    metered: dict[str, Any] = {}
     hook_result = before.get("compaction")
     if hook_result:
         source: SummarySource = "hook"
@@ -239,6 +317,8 @@ async def compact_session(
             extra["preserveData"] = compacting["preserveData"]
         progress("summarizing")
         source, summarize_fn = _summary_source(settings, summarize)
+        meter: SummaryMeter | None = getattr(summarize_fn, "meter", None)
+        meter_start = meter.snapshot() if isinstance(meter, SummaryMeter) else None
         if summarize_fn is None:
             written = _fallback(plan, NO_SUMMARIZER)
         else:
@@ -256,6 +336,15 @@ async def compact_session(
                 if config.on_summary_failure == "abort":
                     raise
                 source, summary_error, written = "fallback", str(exc), _fallback(plan, str(exc))
+        if isinstance(meter, SummaryMeter) and meter_start is not None:
+            spent = meter.since(meter_start)
+            if spent.calls:
+                metered = {
+                    "summaryCalls": spent.calls,
+                    "summaryInputTokens": spent.input_tokens,
+                    "summaryOutputTokens": spent.output_tokens,
+                    "costUsd": round(spent.cost, 6),
+                }
         if head_tail:
             written, head_chars = fold_protected(plan, written)
             strategy_details = plan.kompakt_details(head_chars)
@@ -295,28 +384,113 @@ async def compact_session(
         "tokensAfter": tokens_after,
         "durationMs": duration_ms,
         "summarySource": source,
+        # tokensBefore comes from the last reply's usage when one is on the path, else from chars/4;
+        # tokensAfter is always the estimate of the new context (no reply has measured it yet).
+        "tokensBeforeMeasured": _usage_measured(path),
+        "tokensAfterMeasured": False,
+        **_settings_details(settings, plan),
+        **({"model": summary_model} if source == "model" and summary_model else {}),
+        **metered,
         **strategy_details,
     }
     if short:
         extra["shortSummary"] = str(short)
-
-    progress("writing")
-    if prune:
-        store.append(_prune_fields(prune))
-    entry = store.append_compaction(
-        summary, first_kept, tokens_before, details, from_hook=source == "hook", **extra
-    )
-    await _emit(hooks, SESSION_COMPACT, {"compactionEntry": entry, "fromExtension": source == "hook"})
-    return CompactionResult(
-        entry=entry,
+    return CompactionDraft(
+        leaf_id=store.leaf_id,
+        plan=plan,
+        prune=prune,
+        summary=summary,
+        first_kept_entry_id=first_kept,
         tokens_before=tokens_before,
         tokens_after=tokens_after,
-        duration_ms=duration_ms,
+        estimate_before=estimate_before,
+        details=details,
+        extra=extra,
         reason=reason,
         summary_source=source,
         no_progress=no_progress,
-        pruned_count=len(prune.entries),
+        duration_ms=duration_ms,
         message=message,
         summary_error=summary_error,
         short_summary_error=short_error,
     )
+
+
+def _usage_measured(path: list[Entry]) -> bool:
+    return path_context(path).estimate.last_usage_index is not None
+
+
+async def commit_draft(
+    store: SessionStore, draft: CompactionDraft, hooks: HookRunner | None = None
+) -> CompactionResult:
+    """Append the draft's prune entry and its ONE compaction entry, then tell the ``session_compact`` hooks.
+
+    Raises :class:`StaleDraft` when the leaf moved since the draft was made (its plan no longer fits).
+    """
+    from tui.agent.hooks import SESSION_COMPACT
+
+    if store.leaf_id != draft.leaf_id:
+        raise StaleDraft("the session changed after this compaction was previewed; preview it again")
+    source = draft.summary_source
+    if draft.prune:
+        store.append(_prune_fields(draft.prune))
+    entry = store.append_compaction(
+        draft.summary,
+        draft.first_kept_entry_id,
+        draft.tokens_before,
+        draft.details,
+        from_hook=source == "hook",
+        **draft.extra,
+    )
+    await _emit(hooks, SESSION_COMPACT, {"compactionEntry": entry, "fromExtension": source == "hook"})
+    return CompactionResult(
+        entry=entry,
+        tokens_before=draft.tokens_before,
+        tokens_after=draft.tokens_after,
+        duration_ms=draft.duration_ms,
+        reason=draft.reason,
+        summary_source=source,
+        no_progress=draft.no_progress,
+        pruned_count=len(draft.prune.entries),
+        message=draft.message,
+        summary_error=draft.summary_error,
+        short_summary_error=draft.short_summary_error,
+    )
+
+
+async def compact_session(
+    store: SessionStore,
+    *,
+    reason: Reason,
+    settings: Settings,
+    summarize: SummarizeFn | None,
+    context_window: int,
+    max_output_tokens: int,
+    custom_instructions: str | None = None,
+    hooks: HookRunner | None = None,
+    on_progress: ProgressFn | None = None,
+    summary_model: str | None = None,
+) -> CompactionResult | CompactionSkip:
+    """Compact the active path; raises :class:`CompactionCancelled` (hook) or :class:`SummaryError`
+    (summarizer failed with ``onSummaryFailure = "abort"``); a user abort propagates as CancelledError.
+
+    ``max_output_tokens`` caps the summary budgets; ``context_window`` is passed on to the hooks.
+    """
+    draft = await draft_compaction(
+        store,
+        reason=reason,
+        settings=settings,
+        summarize=summarize,
+        context_window=context_window,
+        max_output_tokens=max_output_tokens,
+        custom_instructions=custom_instructions,
+        hooks=hooks,
+        on_progress=on_progress,
+        summary_model=summary_model,
+    )
+    if isinstance(draft, CompactionSkip):
+        if draft.prune:
+            store.append(_prune_fields(draft.prune))
+        return draft
+    (on_progress or (lambda phase: None))("writing")
+    return await commit_draft(store, draft, hooks)

@@ -5,11 +5,15 @@ Both return a :data:`~tui.compaction.summarizer.SummarizeFn`, the one shape the 
 raises :class:`SummaryError` with the classified provider message when it fails. The remote adapter is
 oh-my-pi's ``compaction.remoteEndpoint``: it POSTs ``{systemPrompt, prompt}`` and reads ``{summary,
 shortSummary?}``; a non-2xx status, a body that is not JSON or a missing summary is a
-:class:`SummaryError`. Its answer carries the short summary along, so the engine need not ask again.
+:class:`SummaryError`. Its answer carries the short summary along, so the engine need not ask again. The provider adapter
+counts what its calls cost in a :class:`SummaryMeter` (``summarize.meter``), which the engine stores
+with the compaction for the inspector.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.compaction.errors import SummaryError
@@ -34,6 +38,70 @@ def summary_reasoning_effort(model: str) -> str | None:
 AUTO = "auto"
 
 
+@dataclass
+class SummaryMeter:
+    """What the summary calls of one summarize function reported: calls, tokens and dollars."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, usage: Mapping[str, Any]) -> None:
+        self.calls += 1
+        self.input_tokens += int(usage.get("input") or 0) + int(usage.get("cacheRead") or 0)
+        self.output_tokens += int(usage.get("output") or 0)
+        self.cost += float((usage.get("cost") or {}).get("total") or 0.0)
+
+    def snapshot(self) -> SummaryMeter:
+        return SummaryMeter(self.calls, self.input_tokens, self.output_tokens, self.cost)
+
+    def since(self, earlier: SummaryMeter) -> SummaryMeter:
+        """What was added after ``earlier`` (a snapshot of this meter)."""
+        return SummaryMeter(
+            self.calls - earlier.calls,
+            self.input_tokens - earlier.input_tokens,
+            self.output_tokens - earlier.output_tokens,
+            self.cost - earlier.cost,
+        )
+
+
+class _ProviderSummarize:
+    """A SummarizeFn that streams from the provider and meters each call (see provider_summarize_fn)."""
+
+    def __init__(self, provider: Provider, model: str, reasoning_effort: str | None) -> None:
+        self.provider = provider
+        self.model = model
+        self.reasoning_effort = reasoning_effort
+        self.meter = SummaryMeter()
+
+    async def __call__(self, system_prompt: str, prompt: str, max_tokens: int) -> str:
+        from tui.agent.litellm_loader import load_litellm_async
+        from tui.agent.stream_events import Done
+
+        effort = self.reasoning_effort
+        if effort == AUTO:
+            await load_litellm_async()
+            effort = summary_reasoning_effort(self.model)
+        limit = min(max_tokens, self.provider.max_output_tokens(self.model))
+        messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+        done = None
+        async for event in self.provider.stream(
+            messages,
+            model=self.model,
+            system_prompt=system_prompt,
+            max_tokens=limit,
+            reasoning_effort=effort,
+        ):
+            if isinstance(event, Done):
+                done = event
+        if done is not None and isinstance(done.message.get("usage"), dict):
+            self.meter.add(done.message["usage"])  # a failed call may still have been paid for
+        if done is None or done.error is not None:
+            raise SummaryError(str(done.error) if done else "the stream ended without a reply")
+        return "\n".join(b["text"] for b in done.message["content"] if b.get("type") == "text")
+
+
 def provider_summarize_fn(
     provider: Provider, model: str, *, reasoning_effort: str | None = None
 ) -> SummarizeFn:
@@ -42,31 +110,7 @@ def provider_summarize_fn(
     ``reasoning_effort="auto"`` applies pi's rule (:func:`summary_reasoning_effort`) at the first call,
     once litellm is loaded, so building the function never imports litellm on the caller's thread.
     """
-    from tui.agent.litellm_loader import load_litellm_async
-    from tui.agent.stream_events import Done
-
-    async def summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
-        effort = reasoning_effort
-        if effort == AUTO:
-            await load_litellm_async()
-            effort = summary_reasoning_effort(model)
-        limit = min(max_tokens, provider.max_output_tokens(model))
-        messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
-        done = None
-        async for event in provider.stream(
-            messages,
-            model=model,
-            system_prompt=system_prompt,
-            max_tokens=limit,
-            reasoning_effort=effort,
-        ):
-            if isinstance(event, Done):
-                done = event
-        if done is None or done.error is not None:
-            raise SummaryError(str(done.error) if done else "the stream ended without a reply")
-        return "\n".join(b["text"] for b in done.message["content"] if b.get("type") == "text")
-
-    return summarize
+    return _ProviderSummarize(provider, model, reasoning_effort)
 
 
 def remote_summarize_fn(endpoint_url: str, *, timeout_s: float = REMOTE_TIMEOUT_S) -> SummarizeFn:
