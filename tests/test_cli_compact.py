@@ -191,3 +191,30 @@ def test_dry_run_rejects_a_reserve_that_fills_the_window(
     args = ["compact", str(path), "--dry-run", "--reserve-tokens", "9000", "--context-window", "8000"]
     assert main(args) == 2
     assert "leaves no room" in capsys.readouterr().err
+
+
+def test_inspect_shows_what_the_compaction_did(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_session(isolated / "s.jsonl", turns=4)
+    assert main(["compact", str(path), "--json"]) == 0
+    entry_id = json.loads(capsys.readouterr().out)["entryId"]
+
+    assert main(["inspect", str(path), "--json"]) == 0
+    latest = json.loads(capsys.readouterr().out)
+    assert main(["inspect", str(path), entry_id, "--json"]) == 0
+    named = json.loads(capsys.readouterr().out)
+    assert latest == named and latest["compactionId"] == entry_id
+    assert latest["summarised"][0]["text"].startswith("user: question 0")
+    assert latest["facts"]["reason"] == "manual" and latest["facts"]["keepRecentTokens"] == 200
+    assert latest["facts"]["tokensBeforeMeasured"] is True  # the replies report usage
+
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "measured" in out and "── summarised" in out and "── kept" in out
+
+
+def test_inspect_without_a_compaction_is_a_user_error(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_session(isolated / "s.jsonl", turns=1)
+    assert main(["inspect", str(path)]) == 2
+    assert "no compaction" in capsys.readouterr().err

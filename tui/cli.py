@@ -347,6 +347,75 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- inspect -------------------------------------------------------------------------------
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from tui.compaction.inspect import NotACompaction, compactions_on, inspect_compaction
+
+    store = open_session(args.file)
+    if args.id is not None:
+        store.get(args.id)
+        path = store.get_branch(args.id)
+    else:
+        path = store.get_branch(_leaf(store, args.leaf))
+    ids = compactions_on(path)
+    if not ids:
+        raise UserError("no compaction on this path")
+    try:
+        inspection = inspect_compaction(path, args.id or ids[-1])
+    except NotACompaction as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        _dump_json(inspection.to_json())
+        return 0
+    facts = inspection.facts
+
+    def measured(flag: bool | None) -> str:
+        return "unknown" if flag is None else "measured" if flag else "estimated"
+
+    console = _console()
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("compaction", inspection.compaction_id)
+    table.add_row(
+        "tokens",
+        f"{facts.tokens_before:,} ({measured(facts.tokens_before_measured)}) → "
+        f"{facts.tokens_after:,} ({measured(facts.tokens_after_measured)})",
+    )
+    for key, value in (
+        ("reason", facts.reason),
+        ("model", facts.model),
+        ("summary source", facts.summary_source),
+        ("duration", None if facts.duration_ms is None else f"{facts.duration_ms / 1000:.1f} s"),
+        ("cost", None if facts.cost_usd is None else f"${facts.cost_usd:.4f}"),
+        ("keepRecentTokens", facts.keep_recent_tokens),
+        ("reserveTokens", facts.reserve_tokens),
+        ("strategy", facts.strategy),
+    ):
+        table.add_row(
+            key, "unknown" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+        )
+    table.add_row(
+        "summarised", f"{len(inspection.summarised)} messages, ≈{inspection.summarised_tokens:,} tokens"
+    )
+    table.add_row("kept", f"{len(inspection.kept)} messages, ≈{inspection.kept_tokens:,} tokens")
+    table.add_row("firstKeptEntryId", str(inspection.first_kept_entry_id))
+    console.print(table)
+    for title, rows in (("summarised", inspection.summarised), ("kept", inspection.kept)):
+        console.print(Text(f"── {title}", style="bold magenta"))
+        for row in rows:
+            line = Text(f"{row.entry_id}  {row.tokens:>7,}  ", style="bright_black")
+            line.append(Text(row.text))
+            line.truncate(max(20, console.width), overflow="ellipsis")
+            console.print(line, no_wrap=True, crop=True)
+    console.print(Text("── summary", style="bold magenta"))
+    console.print(Text(inspection.summary))
+    return 0
+
+
 # --- compact -------------------------------------------------------------------------------
 def cmd_compact(args: argparse.Namespace) -> int:
     import asyncio
@@ -587,6 +656,15 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--all-branches", action="store_true", help="include the abandoned branches too")
     export.add_argument("-o", "--output", help="output file (default: beside the session; - for stdout)")
     export.set_defaults(func=cmd_export)
+
+    inspect = sub.add_parser("inspect", help="what a past compaction summarised, wrote and kept")
+    inspect.add_argument("file")
+    inspect.add_argument(
+        "id", nargs="?", help="the compaction entry (default: the latest on the active path)"
+    )
+    inspect.add_argument("--leaf", help="entry id to treat as the active leaf")
+    inspect.add_argument("--json", action="store_true")
+    inspect.set_defaults(func=cmd_inspect)
 
     compact = sub.add_parser("compact", help="compact the session now (appends a compaction entry)")
     compact.add_argument("file")

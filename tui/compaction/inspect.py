@@ -1,9 +1,8 @@
 """What a past compaction did: the messages it summarised, its summary, the messages it kept, and its facts.
 
 The compaction inspector (TUI) and ``kompakt inspect`` show this. Everything comes from the session path
-and the stored entry: the summarised range runs from where that compaction's range started (the
-previous compaction's ``firstKeptEntryId`` when it is on the path, else just after the previous
-compaction: pi 0.73.1's boundary) to its ``firstKeptEntryId``; the kept range runs from there to the
+and the stored entry: the summarised range runs from where that compaction's range started
+(``compaction_boundary`` of the path before it: pi 0.73.1's rule) to its ``firstKeptEntryId``; the kept range runs from there to the
 compaction. A head-tail compaction recorded its regions in ``details.kompakt`` and those are used.
 The header facts (tokens before → after and whether each was measured, reason, model, duration, cost,
 the budgets and strategy it ran with) come from ``details.kompakt``; an entry written by pi or by an
@@ -16,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from tui.compaction.boundary import compaction_boundary
 from tui.compaction.tokens import estimate_tokens, sum_tokens
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.display import entry_text, tool_calls_by_id
@@ -114,15 +114,6 @@ def _index_of(path: Sequence[Entry], entry_id: str | None) -> int | None:
     return next((i for i, entry in enumerate(path) if entry.get("id") == entry_id), None)
 
 
-def _range_start(path: Sequence[Entry], index: int) -> tuple[int, int | None]:
-    """Where the compaction at ``index`` started summarising, and the previous compaction's index."""
-    previous = next((i for i in range(index - 1, -1, -1) if path[i].get("type") == "compaction"), None)
-    if previous is None:
-        return 0, None
-    kept_from = _index_of(path[:previous], path[previous].get("firstKeptEntryId"))
-    return (kept_from if kept_from is not None else previous + 1), previous
-
-
 def _rows(entries: Sequence[Entry], calls: dict[str, tuple[str, Any]]) -> list[InspectedMessage]:
     rows = []
     for entry in entries:
@@ -156,7 +147,8 @@ def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionI
     kompakt = details.get("kompakt") if isinstance(details.get("kompakt"), dict) else {}
     before = path[:index]
     calls = tool_calls_by_id(before)
-    start, previous = _range_start(path, index)
+    boundary = compaction_boundary(before)  # the range this compaction planned on (pi 0.73.1)
+    start, previous = boundary.start, (boundary.previous if boundary.previous >= 0 else None)
     first_kept = entry.get("firstKeptEntryId")
     kept_from = _index_of(before, first_kept)
 
