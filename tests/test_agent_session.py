@@ -540,7 +540,9 @@ async def test_compact_now_with_what_if_overrides_cuts_where_the_plan_said(
     assert session.settings.compaction.keep_recent_tokens == 20000  # the override was for this call only
 
 
-async def test_update_settings_applies_to_the_next_operations(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+async def test_update_settings_applies_to_the_next_operations(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
     session = make_session(tmp_path, make_settings(fake_openai))
     changed = make_settings(fake_openai, retry={"maxRetries": 7}, tools={"approval": {"bash": "deny"}})
     session.update_settings(changed)
@@ -549,7 +551,9 @@ async def test_update_settings_applies_to_the_next_operations(tmp_path: Path, fa
     assert session.settings is changed
 
 
-async def test_head_tail_strategy_compacts_on_its_own_trigger(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+async def test_head_tail_strategy_compacts_on_its_own_trigger(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
     """The server under-reports usage, so pi's rule never fires; head-tail's estimate-based trigger does."""
     window = 12_000
     for strategy, expected in (("keep-recent", 0), ("head-tail", 1)):

@@ -60,7 +60,9 @@ def test_a_repeated_id_is_placed_once_where_its_last_line_puts_it() -> None:
     walked = [i for root in tree.roots for i in (root, *tree.descendants(root))]
     assert sorted(walked) == ["c1", "c2"]
     tree = TreeIndex([entry("r", None), entry("a", "r"), entry("b", "r"), entry("a", "b")])
-    assert tree.children["r"] == ["b"] and tree.children["b"] == ["a"] and tree.path_ids("a") == ["r", "b", "a"]
+    assert (
+        tree.children["r"] == ["b"] and tree.children["b"] == ["a"] and tree.path_ids("a") == ["r", "b", "a"]
+    )
 
 
 def test_paths_leaves_and_common_ancestor() -> None:

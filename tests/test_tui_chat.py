@@ -565,7 +565,9 @@ async def test_reference_definitions_render_the_finished_reply_as_one_document(m
         assert widget_text(app, stream.widget) == widget_text(app, loaded_pane.message_widgets[0])
 
 
-async def test_a_long_reply_from_the_file_is_mounted_in_chunks_and_reads_like_one_document(monkeypatch) -> None:
+async def test_a_long_reply_from_the_file_is_mounted_in_chunks_and_reads_like_one_document(
+    monkeypatch,
+) -> None:
     # As one Markdown, an 80 KB reply took seconds before the first frame; chunked, the first frame
     # shows at once, the rest mounts after it, and far chunks fold.
     text = "".join(f"Paragraph {n} " + "word " * 30 + f"end {n}.\n\n" for n in range(60))

@@ -560,8 +560,13 @@ def run_tui(launch_mode: str, path: str | None) -> int:
     """Start the full-screen app (the only place Textual gets imported)."""
     from tui.launch import Launch
 
-    if path is not None and not Path(path).exists():
-        raise UserError(f"{path}: no such session file")
+    if path is not None:
+        import os
+
+        from tui.session.jsonl import open_regular
+
+        # A FIFO, a device, a directory or an unreadable file: one line here, not a TUI that cannot open it.
+        os.close(open_regular(Path(path), os.O_RDONLY))
     from tui.app import KompaktApp
 
     app = KompaktApp(Launch(launch_mode, Path(path) if path else None))  # type: ignore[arg-type]

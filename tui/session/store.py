@@ -420,10 +420,15 @@ class SessionStore:
         self._offset = parsed.consumed
         self._lines = data.count(b"\n", 0, parsed.consumed)
         self._needs_newline = parsed.needs_newline
-        if parsed.torn is not None and not self.read_only:
-            self._quarantine_torn_line(*parsed.torn, line=data.count(b"\n") + 1)
-        self.header = parsed.header
         self.problems = parsed.problems
+        if parsed.torn is not None:
+            line = data.count(b"\n") + 1
+            if self.read_only:  # left in place for the writer to move aside, but said
+                reason = f"unterminated last line ({len(parsed.torn[1])} bytes, a write cut short?) ignored"
+                self.problems.append(LoadProblem(line, parsed.torn[0], reason))
+            else:
+                self._quarantine_torn_line(*parsed.torn, line=line)
+        self.header = parsed.header
         self.entries = parsed.entries
         old_version = parsed.version
         if migrate_entries(self.header, self.entries):
