@@ -111,6 +111,8 @@ def cmd_context(args: argparse.Namespace) -> int:
 
     store = open_session(args.file)
     leaf = _leaf(store, args.leaf)
+    if args.breakdown:
+        return _print_breakdown(store, leaf, args)
     sized = path_context(store.get_branch(leaf))
     ctx, estimate = sized.context, sized.estimate
     llm = convert_to_llm(ctx.messages)
@@ -149,6 +151,59 @@ def cmd_context(args: argparse.Namespace) -> int:
         Text(
             f"{len(llm)} messages, ≈{estimate.tokens:,} tokens "
             f"(usage {estimate.usage_tokens:,} + estimate {estimate.trailing_tokens:,})",
+            style="bold",
+        )
+    )
+    return 0
+
+
+def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Namespace) -> int:
+    """``context --breakdown``: the context by category, with free space and the reserve."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from tui.agent.session import system_prompt, tool_definitions
+    from tui.agent.tools import default_tools
+    from tui.compaction.breakdown import context_breakdown
+    from tui.compaction.context_size import path_context
+    from tui.config import SettingsError, load_default_settings
+
+    path = store.get_branch(leaf)
+    reserve = args.reserve_tokens
+    if reserve is None:
+        try:
+            reserve = load_default_settings().settings.compaction.reserve_tokens
+        except SettingsError as exc:
+            raise UserError(str(exc)) from None
+    window, window_source = resolve_context_window(args.context_window, path_context(path).context.model)
+    workspace = Path(str(store.header.get("cwd") or "."))
+    breakdown = context_breakdown(
+        path,
+        context_window=window,
+        reserve_tokens=reserve,
+        system_prompt=system_prompt(workspace),
+        tool_definitions=tool_definitions(default_tools()),
+    )
+    if args.json:
+        _dump_json({"leafId": leaf, "contextWindowSource": window_source, **breakdown.to_json()})
+        return 0
+    table = Table(box=None, pad_edge=False)
+    table.add_column("category", style="bold")
+    table.add_column("tokens", justify="right")
+    table.add_column("of window", justify="right")
+    for row in breakdown.rows():
+        share = f"{row.tokens / window * 100:.1f} %" if window else ""
+        name = (
+            row.name if row.counted or row.name in ("free space", "reserve") else f"{row.name} (not counted)"
+        )
+        table.add_row(name, f"{row.tokens:,}", share)
+    console = _console()
+    console.print(table)
+    how = "usage of the last reply + estimate" if breakdown.measured else "estimate (no reply reported usage)"
+    console.print(
+        Text(
+            f"context ≈{breakdown.total:,} of {window:,} tokens ({window_source}); {how}; "
+            f"threshold {breakdown.threshold:,}",
             style="bold",
         )
     )
@@ -634,6 +689,9 @@ def build_parser() -> argparse.ArgumentParser:
     context = sub.add_parser("context", help="print the messages the model would see")
     context.add_argument("file")
     context.add_argument("--leaf")
+    context.add_argument("--breakdown", action="store_true", help="the context by category, like /context")
+    context.add_argument("--reserve-tokens", type=_tokens(0), help="with --breakdown (default: the settings)")
+    context.add_argument("--context-window", type=_tokens(1), help="with --breakdown (default: the model's)")
     context.add_argument("--json", action="store_true")
     context.set_defaults(func=cmd_context)
 

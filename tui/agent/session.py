@@ -56,6 +56,7 @@ from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
+from tui.compaction.breakdown import ContextBreakdown, context_breakdown
 from tui.compaction.context_size import context_size
 from tui.compaction.engine import (
     CompactionDraft,
@@ -111,6 +112,19 @@ class ContextUsage(NamedTuple):
     context_window: int
     percent: float
     estimated: bool = False
+
+
+def system_prompt(workspace: Path) -> str:
+    """The system prompt of every request in ``workspace`` (the context breakdown estimates it too)."""
+    return prompts.render("system", workspace=str(workspace), date=date.today().isoformat())
+
+
+def tool_definitions(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+    """The tool definitions as they are sent (OpenAI function tools)."""
+    from tui.agent.openai_format import to_openai_tools
+    from tui.agent.tools import tool_schemas
+
+    return to_openai_tools(tool_schemas(tools))
 
 
 class AgentSession:
@@ -234,9 +248,7 @@ class AgentSession:
             model=self.model if moa is None else moa.aggregator,
             tools=self.tools,
             tool_context=self.tool_context,
-            system_prompt=prompts.render(
-                "system", workspace=str(self.workspace), date=date.today().isoformat()
-            ),
+            system_prompt=system_prompt(self.workspace),
             emit=self._emit,
             reasoning_effort=None if thinking == "off" else thinking,
             request_messages=None if moa is None else moa.request_messages,
@@ -751,6 +763,16 @@ class AgentSession:
         return message
 
     # --- figures for the UI -----------------------------------------------------------------
+    def context_breakdown(self) -> ContextBreakdown:
+        """The current context by category (total: :meth:`context_usage`'s tokens)."""
+        return context_breakdown(
+            self.store.get_branch(),
+            context_window=self.context_window,
+            reserve_tokens=self.settings.compaction.reserve_tokens,
+            system_prompt=system_prompt(self.workspace),
+            tool_definitions=tool_definitions(self.tools),
+        )
+
     def context_usage(self) -> ContextUsage | None:
         """The context size the CLI and the timeline show (``context_size``); None when the window is unknown."""
         window = self.context_window
