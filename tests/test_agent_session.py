@@ -567,3 +567,51 @@ async def test_head_tail_strategy_compacts_on_its_own_trigger(
             assert compactions(session) == []
         else:
             assert compactions(session)[0]["details"]["kompakt"]["strategy"] == "head-tail"
+
+
+# --- summary requests: reasoning level and headers (pi 0.73.1, delta A.4 and B.6) ---------------------
+async def test_summary_reasoning_follows_the_session_thinking_level_and_headers_go_everywhere(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    reasoning_model = "openai/o3-mini"  # litellm knows it reasons; the loopback server answers for it
+    settings = Settings.model_validate(
+        {
+            "model": reasoning_model,
+            "models": {
+                reasoning_model: {
+                    "apiBase": fake_openai.api_base,
+                    "maxOutputTokens": 4000,
+                    "headers": {"X-Kompakt-Test": "on every call"},
+                }
+            },
+            "retry": {"baseDelayMs": 1, "maxDelayMs": 5},
+            "compaction": {"keepRecentTokens": 20, "autoContinue": False},
+        }
+    )
+    session = make_session(tmp_path, settings)
+    session.store.append_thinking_level_change("medium")
+    fake_openai.queue(Reply.text_reply("answer one"), Reply.text_reply("answer two"))
+    await session.prompt("first question " * 20)
+    await session.prompt("second question " * 20)
+    first_answer = session.store.get_branch()[2]
+
+    fake_openai.queue(Reply.text_reply("## Goal\nnotes"), Reply.text_reply("short"))
+    assert isinstance(await session.compact(), CompactionResult)
+    summary_calls = fake_openai.hits[2:]
+    assert summary_calls and all(h.body.get("reasoning_effort") == "medium" for h in summary_calls)
+
+    session.store.append_thinking_level_change("off")
+    fake_openai.queue(Reply.text_reply("answer three"), Reply.text_reply("## Goal\nagain"))
+    await session.prompt("third question " * 20)
+    before = len(fake_openai.hits)
+    await session.compact()
+    assert all("reasoning_effort" not in h.body for h in fake_openai.hits[before:])
+
+    session.store.append_thinking_level_change("high")
+    before = len(fake_openai.hits)
+    fake_openai.queue(Reply.text_reply("the branch summary"))
+    result = await session.navigate(first_answer["id"], True)
+    assert result is not None and result.summary_entry is not None
+    (branch_call,) = fake_openai.hits[before:]
+    assert "reasoning_effort" not in branch_call.body  # branch summaries never reason
+    assert all(h.headers.get("x-kompakt-test") == "on every call" for h in fake_openai.hits)

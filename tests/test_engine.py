@@ -412,12 +412,16 @@ async def test_an_unreachable_remote_endpoint_falls_back(tmp_path, remote):
 # --- reasoning for summaries (pi behaviours 31–32) -------------------------------------------------
 
 
-def test_reasoning_is_asked_for_only_from_models_that_support_it():
+def test_summary_reasoning_follows_the_thinking_level_for_reasoning_models_only():
+    # pi 0.73.1 (delta A.4): the session's level, for a reasoning model, and never at "off".
     from tui.compaction.summary_sources import summary_reasoning_effort
 
-    assert summary_reasoning_effort("openai/o3-mini") == "high"
-    assert summary_reasoning_effort("openai/gpt-4o-mini") is None
-    assert summary_reasoning_effort("openai/no-such-model") is None
+    assert summary_reasoning_effort("openai/o3-mini", "medium") == "medium"
+    assert summary_reasoning_effort("openai/o3-mini", "xhigh") == "xhigh"
+    assert summary_reasoning_effort("openai/o3-mini", "off") is None
+    assert summary_reasoning_effort("openai/o3-mini", None) is None
+    assert summary_reasoning_effort("openai/gpt-4o-mini", "high") is None
+    assert summary_reasoning_effort("openai/no-such-model", "high") is None
 
 
 async def test_the_reasoning_option_reaches_the_request(fake_openai: FakeOpenAI):
@@ -430,16 +434,23 @@ async def test_the_reasoning_option_reaches_the_request(fake_openai: FakeOpenAI)
     assert "reasoning_effort" not in without
 
 
-async def test_auto_reasoning_follows_the_model(fake_openai: FakeOpenAI):
-    """The session builds its summarizer with reasoning "auto": high for reasoning models, nothing otherwise."""
-    fake_openai.queue(Reply.text_reply("a"), Reply.text_reply("b"))
+async def test_auto_reasoning_follows_the_model_and_the_thinking_level(fake_openai: FakeOpenAI):
+    """The session builds its summarizer with reasoning "auto" and its thinking level (pi 0.73.1)."""
+    fake_openai.queue(*(Reply.text_reply(t) for t in "abcd"))
     models = {
         name: {"apiBase": fake_openai.api_base, "maxOutputTokens": 4000}
         for name in ("openai/o3-mini", "openai/gpt-4o-mini")
     }
     provider = Provider(env={}, retry=RetryPolicy(max_retries=0), models=models)
-    await provider_summarize_fn(provider, "openai/o3-mini", reasoning_effort="auto")("sys", "p", 100)
-    await provider_summarize_fn(provider, "openai/gpt-4o-mini", reasoning_effort="auto")("sys", "p", 100)
-    reasoning, plain = fake_openai.requests
-    assert reasoning.get("reasoning_effort") == "high"
-    assert "reasoning_effort" not in plain
+    for model, level in [
+        ("openai/o3-mini", "medium"),
+        ("openai/o3-mini", "off"),
+        ("openai/o3-mini", None),
+        ("openai/gpt-4o-mini", "high"),
+    ]:
+        summarize = provider_summarize_fn(provider, model, reasoning_effort="auto", thinking_level=level)
+        await summarize("sys", "p", 100)
+    medium, off, unset, plain = fake_openai.requests
+    assert medium.get("reasoning_effort") == "medium"
+    for request in (off, unset, plain):
+        assert "reasoning_effort" not in request

@@ -62,12 +62,17 @@ def max_output_tokens(model: str, overrides: Overrides | None = None) -> int:
 def call_options(
     model: str, overrides: Overrides | None = None, env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """Extra litellm kwargs for ``model``: ``api_base`` from settings, and a dummy key for local endpoints."""
+    """Extra litellm kwargs for ``model``: ``api_base`` and request headers from settings, and a dummy
+    key for local endpoints. The headers go with every request to the model, summaries included."""
     env = os.environ if env is None else env
-    api_base = (overrides or {}).get(model, {}).get("apiBase")
+    override = (overrides or {}).get(model, {})
+    options: dict[str, Any] = {}
+    if headers := override.get("headers"):
+        options["extra_headers"] = dict(headers)
+    api_base = override.get("apiBase")
     if not api_base:
-        return {}
-    options: dict[str, Any] = {"api_base": api_base}
+        return options
+    options["api_base"] = api_base
     provider = model.split("/", 1)[0] if "/" in model else "openai"
     if provider in KEYED_OPENAI_PREFIXES and not env.get("OPENAI_API_KEY"):
         options["api_key"] = "x"  # local servers ignore it; the SDK will not send without one

@@ -232,13 +232,24 @@ class AgentSession:
         provider, model_id = model_info.split_model(model)
         self.store.append_model_change(provider, model_id)
 
-    def _summarize_fn(self) -> SummarizeFn | None:
-        """The injected summarizer, else the summary model; None (deterministic summary) when offline."""
+    def _summarize_fn(self, *, branch: bool = False) -> SummarizeFn | None:
+        """The injected summarizer, else the summary model; None (deterministic summary) when offline.
+
+        Compaction summaries reason at the session's current thinking level (none at "off"); branch
+        summaries never ask for reasoning (pi 0.73.1, delta A.4 and B.6).
+        """
         if self._summarize is not None:
             return self._summarize
         if is_offline(self.summary_model):
             return None
-        return provider_summarize_fn(self.provider, self.summary_model, reasoning_effort=AUTO_REASONING)
+        if branch:
+            return provider_summarize_fn(self.provider, self.summary_model)
+        return provider_summarize_fn(
+            self.provider,
+            self.summary_model,
+            reasoning_effort=AUTO_REASONING,
+            thinking_level=self.store.build_context().thinking_level,
+        )
 
     def _loop(self, moa: _MoaTurn | None = None) -> AgentLoop:
         thinking = self.store.build_context().thinking_level
@@ -717,7 +728,7 @@ class AgentSession:
                 custom_instructions=custom_instructions,
                 replace_instructions=replace_instructions,
                 label=label,
-                summarize_fn=self._summarize_fn(),
+                summarize_fn=self._summarize_fn(branch=True),
                 settings=self.settings,
                 context_window=self.context_window,
                 hooks=self.hooks,

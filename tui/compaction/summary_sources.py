@@ -25,12 +25,17 @@ if TYPE_CHECKING:
 REMOTE_TIMEOUT_S = 300.0
 
 
-def summary_reasoning_effort(model: str) -> str | None:
-    """pi's rule: ask for high reasoning only when the model supports it (behaviours 31–32)."""
+def summary_reasoning_effort(model: str, thinking_level: str | None) -> str | None:
+    """pi 0.73.1's rule (delta A.4): the session's thinking level, for a reasoning model, unless "off".
+
+    None (no reasoning option at all) for a model without reasoning, without a level, or at "off".
+    """
+    if not thinking_level or thinking_level == "off":
+        return None
     from tui.agent.litellm_loader import load_litellm
 
     try:
-        return "high" if load_litellm().supports_reasoning(model=model) else None
+        return thinking_level if load_litellm().supports_reasoning(model=model) else None
     except Exception:  # unknown and local models: litellm cannot tell, so ask for nothing special
         return None
 
@@ -69,10 +74,13 @@ class SummaryMeter:
 class _ProviderSummarize:
     """A SummarizeFn that streams from the provider and meters each call (see provider_summarize_fn)."""
 
-    def __init__(self, provider: Provider, model: str, reasoning_effort: str | None) -> None:
+    def __init__(
+        self, provider: Provider, model: str, reasoning_effort: str | None, thinking_level: str | None
+    ) -> None:
         self.provider = provider
         self.model = model
         self.reasoning_effort = reasoning_effort
+        self.thinking_level = thinking_level
         self.meter = SummaryMeter()
 
     async def __call__(self, system_prompt: str, prompt: str, max_tokens: int) -> str:
@@ -82,7 +90,7 @@ class _ProviderSummarize:
         effort = self.reasoning_effort
         if effort == AUTO:
             await load_litellm_async()
-            effort = summary_reasoning_effort(self.model)
+            effort = summary_reasoning_effort(self.model, self.thinking_level)
         limit = min(max_tokens, self.provider.max_output_tokens(self.model))
         messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
         done = None
@@ -103,14 +111,20 @@ class _ProviderSummarize:
 
 
 def provider_summarize_fn(
-    provider: Provider, model: str, *, reasoning_effort: str | None = None
+    provider: Provider,
+    model: str,
+    *,
+    reasoning_effort: str | None = None,
+    thinking_level: str | None = None,
 ) -> SummarizeFn:
     """Summaries from ``model``; ``max_tokens`` is capped by the model's output limit (pi #4390).
 
-    ``reasoning_effort="auto"`` applies pi's rule (:func:`summary_reasoning_effort`) at the first call,
-    once litellm is loaded, so building the function never imports litellm on the caller's thread.
+    ``reasoning_effort="auto"`` applies pi's rule (:func:`summary_reasoning_effort`) to ``thinking_level``
+    at the first call, once litellm is loaded, so building the function never imports litellm on the
+    caller's thread. Branch summaries pass neither: they never send a reasoning option (delta B.6). The
+    model's request headers (``models."<name>".headers``) go with every call, as with any request.
     """
-    return _ProviderSummarize(provider, model, reasoning_effort)
+    return _ProviderSummarize(provider, model, reasoning_effort, thinking_level)
 
 
 def remote_summarize_fn(endpoint_url: str, *, timeout_s: float = REMOTE_TIMEOUT_S) -> SummarizeFn:

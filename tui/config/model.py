@@ -167,6 +167,10 @@ class ModelOverride(BaseModel):
         None,
         description="Name of the environment variable holding the API key. Unset: the provider's usual one.",
     )
+    headers: dict[str, str] | None = Field(
+        None,
+        description="Extra HTTP headers sent with every request to this model, summaries included. Unset: none.",
+    )
 
     _check_api_base = field_validator("api_base")(_check_url)
 
