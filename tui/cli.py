@@ -471,6 +471,41 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- uncompact -----------------------------------------------------------------------------
+def cmd_uncompact(args: argparse.Namespace) -> int:
+    from tui.compaction.inspect import NotACompaction
+    from tui.compaction.undo import plan_uncompact, uncompact
+
+    store = SessionStore.open(Path(args.file))
+    try:
+        for problem in store.problems:
+            print(f"kompakt: warning: {args.file}: {problem} (skipped)", file=sys.stderr)
+        try:
+            plan = plan_uncompact(store, args.id)
+        except NotACompaction as exc:
+            raise UserError(str(exc)) from None
+        if plan.needs_confirmation and not args.yes:
+            print(
+                f"kompakt: {plan.later_messages} message(s) were added after compaction {plan.compaction_id}; "
+                "they stay on its branch. Run again with --yes to undo it.",
+                file=sys.stderr,
+            )
+            return 1
+        uncompact(store, plan)
+    finally:
+        store.close()
+    report = {
+        "compactionId": plan.compaction_id,
+        "leafId": plan.target_id,
+        "laterMessages": plan.later_messages,
+    }
+    if args.json:
+        _dump_json(report)
+    else:
+        print(f"leaf moved to {plan.target_id} (before compaction {plan.compaction_id}); nothing was deleted")
+    return 0
+
+
 # --- compact -------------------------------------------------------------------------------
 def cmd_compact(args: argparse.Namespace) -> int:
     import asyncio
@@ -728,6 +763,13 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--leaf", help="entry id to treat as the active leaf")
     inspect.add_argument("--json", action="store_true")
     inspect.set_defaults(func=cmd_inspect)
+
+    undo = sub.add_parser("uncompact", help="undo a compaction: move the leaf to before it (deletes nothing)")
+    undo.add_argument("file")
+    undo.add_argument("id", nargs="?", help="the compaction entry (default: the latest on the active path)")
+    undo.add_argument("--yes", action="store_true", help="undo even when messages were added after it")
+    undo.add_argument("--json", action="store_true")
+    undo.set_defaults(func=cmd_uncompact)
 
     compact = sub.add_parser("compact", help="compact the session now (appends a compaction entry)")
     compact.add_argument("file")
