@@ -62,6 +62,17 @@ _ROW_STYLES = {
 }
 
 
+# --json rows carry the full prefix width as "indent" and at most this many characters of the prefix.
+JSON_PREFIX_COLUMNS = 120
+
+
+def _shown_prefix(row: Any, columns: int) -> str:
+    """The row's prefix, or ``…`` and its last ``columns - 1`` characters when it is wider."""
+    if row.width <= columns:
+        return row.prefix
+    return "…" + row.prefix_tail(columns - 1)
+
+
 def cmd_tree(args: argparse.Namespace) -> int:
     from tui.session.tree_view import render_tree
 
@@ -73,7 +84,8 @@ def cmd_tree(args: argparse.Namespace) -> int:
             [
                 {
                     "id": r.entry_id,
-                    "prefix": r.prefix,
+                    "prefix": _shown_prefix(r, JSON_PREFIX_COLUMNS),
+                    "indent": r.width,
                     "text": r.text,
                     "label": r.label,
                     "labelTimestamp": r.label_time,
@@ -88,8 +100,11 @@ def cmd_tree(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     console = _console()
+    # A deep tree's prefix is wider than any terminal: its left end is elided, so each row costs the
+    # terminal's width and not the tree's depth.
+    prefix_columns = max(8, console.width - 30)
     for row in rows:
-        line = Text(row.prefix, style="bright_black")
+        line = Text(_shown_prefix(row, prefix_columns), style="bright_black")
         if row.on_active_path:
             line.append("• ", style="green")
         if row.label:

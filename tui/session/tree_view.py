@@ -35,12 +35,18 @@ _SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_
 _NORMAL_STOPS = ("stop", "toolUse")
 
 
+# The drawn levels before a row's own connector, shared between rows as a linked list (parent, piece):
+# a deep tree's prefixes grow with its depth, and building each as a string made flatten quadratic.
+Lead = tuple["Lead", str] | None
+
+
 @dataclass
 class Row:
     """One visible tree row."""
 
     entry_id: str
-    prefix: str
+    lead: Lead  # the ancestors' │ gutters and blanks, shared with the siblings
+    own: str  # this row's connector and fold glyph
     text: str
     label: str | None
     on_active_path: bool
@@ -49,6 +55,25 @@ class Row:
     foldable: bool
     folded: bool
     label_time: str | None = None  # ISO timestamp of the label entry that set ``label``
+    width: int = 0  # characters in the whole prefix (each one cell wide)
+
+    @property
+    def prefix(self) -> str:
+        return self.prefix_tail(self.width)
+
+    def prefix_tail(self, columns: int) -> str:
+        """The last ``columns`` characters of the prefix, built without walking the lead past them."""
+        if columns <= 0:
+            return ""
+        pieces = [self.own]
+        size = len(self.own)
+        node = self.lead
+        while node is not None and size < columns:
+            node, piece = node
+            pieces.append(piece)
+            size += len(piece)
+        text = "".join(reversed(pieces))
+        return text[-columns:]
 
     def shown_label_time(self, now: datetime | None = None) -> str:
         """The muted ``<time> `` after the label while label times are on; '' without label or time."""
@@ -220,25 +245,29 @@ def flatten(
     # children get the one extra level that the first generation after a branch gets.
     several = len(roots) > 1
     # (node, indent in levels, first generation after a branch, draws a connector, last sibling,
-    #  lead = the drawn levels before the node's own last level: ancestors' │ gutters or blanks)
-    stack: list[tuple[str, int, bool, bool, bool, str]] = [
-        (r, 0, several, False, i == len(roots) - 1, "") for i, r in enumerate(roots)
+    #  lead = the drawn levels before the node's own last level: ancestors' │ gutters or blanks,
+    #  and the lead's width in characters)
+    stack: list[tuple[str, int, bool, bool, bool, Lead, int]] = [
+        (r, 0, several, False, i == len(roots) - 1, None, 0) for i, r in enumerate(roots)
     ]
     stack.reverse()
     while stack:
-        node, indent, after_branch, connector, last, lead = stack.pop()
+        node, indent, after_branch, connector, last, lead, lead_width = stack.pop()
         entry = tree.by_id[node]
         is_folded = node in folded
         foldable = forest.foldable(node)
         if connector:
             glyph = "⊞" if is_folded else "⊟" if foldable else "─"
-            prefix = lead + ("└" if last else "├") + glyph + " "
+            own = ("└" if last else "├") + glyph + " "
+            row_lead, row_width = lead, lead_width
         else:
-            prefix = (lead + "   " if indent else "") + ("⊞ " if is_folded else "")
+            own = "⊞ " if is_folded else ""
+            row_lead, row_width = ((lead, "   "), lead_width + 3) if indent else (None, 0)
         rows.append(
             Row(
                 node,
-                prefix,
+                row_lead,
+                own,
                 text_of(node),
                 tree.labels.get(node),
                 node in active,
@@ -247,6 +276,7 @@ def flatten(
                 foldable,
                 is_folded,
                 tree.label_times.get(node),
+                row_width + len(own),
             )
         )
         if is_folded:
@@ -256,11 +286,17 @@ def flatten(
         if branches or after_branch:
             # One level deeper; this node's connector turns into a gutter while siblings follow.
             child_indent = indent + 1
-            child_lead = lead + ("│  " if connector and not last else "   ") if indent else ""
+            if indent:
+                child_lead: Lead = (lead, "│  " if connector and not last else "   ")
+                child_width = lead_width + 3
+            else:
+                child_lead, child_width = None, 0
         else:
-            child_indent, child_lead = indent, lead  # a single-child chain stays flat
+            child_indent, child_lead, child_width = indent, lead, lead_width  # a chain stays flat
         for i in range(len(kids) - 1, -1, -1):
-            stack.append((kids[i], child_indent, branches, branches, i == len(kids) - 1, child_lead))
+            stack.append(
+                (kids[i], child_indent, branches, branches, i == len(kids) - 1, child_lead, child_width)
+            )
     return rows
 
 
