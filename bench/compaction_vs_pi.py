@@ -10,10 +10,11 @@ several leaves of each runs ``kompakt plan FILE --json --no-calibrate`` and ``ko
 range start, the previous summary, the per-entry estimates of the range, the context roles (before and
 after conversion), the thinking level, the model and the context size.
 
-Two documented deviations are counted apart, not as differences: "nothing to summarise" is a skip in
-kompakt where pi returns an empty preparation (DESIGN.md deviation 4), and a tail over budget moves
-kompakt's cut (deviation 2, pi #7201); so is a context size pi reports as unknown (after a compaction,
-before a reply) which kompakt estimates.
+Documented deviations are counted apart, not as differences: "nothing to summarise" is a skip in
+kompakt where pi returns an empty preparation (DESIGN.md deviation 4), a tail over budget moves
+kompakt's cut (deviation 2, pi #7201), a context size pi reports as unknown (after a compaction,
+before a reply) is estimated by kompakt, and when ``plan`` prunes old tool outputs first (oh-my-pi's
+pruning, which ``compact`` applies too) the comparison uses ``plan --no-prune``.
 
 Usage: ``KOMPAKT_PI_DIR=/path python -m bench.compaction_vs_pi [trees] [first_seed]``, where ``/path`` is
 a directory with ``npm install @mariozechner/pi-coding-agent@0.73.1`` done. Exit status 1 when any differ.
@@ -359,22 +360,23 @@ def compare(trees: int, first_seed: int, pi_dir: str, workdir: Path) -> Report:
                 current = by_id.get(current["parentId"]) if current["parentId"] else None
             report.compactions_on_path[min(on_path, 3)] += 1
             keep = rng.choice(KEEPS)
-            plan = kompakt_json(
-                [
-                    "plan",
-                    str(file),
-                    "--json",
-                    "--no-calibrate",
-                    "--leaf",
-                    leaf,
-                    "--keep-recent-tokens",
-                    str(keep),
-                    "--reserve-tokens",
-                    str(RESERVE),
-                    "--context-window",
-                    "1000000",
-                ]
-            )
+            # Every setting the plan depends on is a flag, so the user's settings files cannot matter.
+            argv = [
+                "plan",
+                str(file),
+                "--json",
+                "--no-calibrate",
+                "--leaf",
+                leaf,
+                "--strategy",
+                "keep-recent",
+            ]
+            argv += ["--keep-recent-tokens", str(keep), "--reserve-tokens", str(RESERVE)]
+            plan = kompakt_json([*argv, "--context-window", "1000000"])
+            if plan["pruning"]["entries"]:
+                # kompakt prunes old tool outputs before planning (oh-my-pi; pi has no pruning).
+                report.deviations["old tool outputs pruned first (omp): compared with --no-prune"] += 1
+                plan = kompakt_json([*argv, "--context-window", "1000000", "--no-prune"])
             context = kompakt_json(["context", str(file), "--json", "--leaf", leaf])
             specs.append(
                 {"file": str(file), "leafId": leaf, "keepRecentTokens": keep, "reserveTokens": RESERVE}

@@ -127,6 +127,8 @@ def test_plan_rejects_a_reserve_that_fills_the_window(
 ) -> None:
     code = main(["plan", str(session), "--context-window", "50000", "--reserve-tokens", "50000"])
     assert code == 2
+    # The message names where each figure came from (here both flags).
     assert (
-        "--reserve-tokens 50,000 leaves no room in the 50,000-token context window" in capsys.readouterr().err
+        "reserveTokens 50,000 (--reserve-tokens) leaves no room in the 50,000-token context window "
+        "(--context-window)" in capsys.readouterr().err
     )

@@ -8,6 +8,7 @@ non-zero exit, never a traceback. Textual is imported only when the TUI is asked
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -238,49 +239,104 @@ def _llm_text(message: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p)
 
 
-# --- plan ------------------------------------------------------------------------------------
-def resolve_context_window(explicit: int | None, model: dict[str, str] | None) -> tuple[int, str]:
-    """The window for threshold maths and where it came from."""
-    from tui.agent.model_info import DEFAULT_CONTEXT_WINDOW
-    from tui.agent.model_map import context_window
+# --- settings shared by plan and compact ---------------------------------------------------
+# The flags that override a [compaction] setting: (argparse dest, settings field, dotted key).
+_COMPACTION_FLAGS = (
+    ("keep_recent_tokens", "keep_recent_tokens", "compaction.keepRecentTokens"),
+    ("reserve_tokens", "reserve_tokens", "compaction.reserveTokens"),
+    ("calibrate", "calibrate", "compaction.calibrate"),
+    ("strategy", "strategy", "compaction.strategy"),
+)
+
+
+def effective_settings(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
+    """The settings ``compact`` and the TUI use (defaults, user file, project file, environment), with
+    this command's flags on top; and, for each overridable key, where its value came from."""
+    from tui.config import SettingsError, load_default_settings
+    from tui.config.loader import value_sources
+
+    try:
+        loaded = load_default_settings()
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    settings = loaded.settings
+    sources = {key: str(source) for key, source in value_sources(loaded).items()}
+    updates = {}
+    for dest, name, key in _COMPACTION_FLAGS:
+        value = getattr(args, dest, None)
+        if value is not None:
+            updates[name] = value
+            sources[key] = "--" + dest.replace("_", "-")
+    if updates:
+        settings = settings.model_copy(update={"compaction": settings.compaction.model_copy(update=updates)})
+    if getattr(args, "model", None):
+        # The model asked for on the command line writes the summary, whatever summaryModel says.
+        settings = settings.model_copy(update={"model": args.model, "summary_model": args.model})
+        sources["model"] = "--model"
+    return settings, sources
+
+
+def _model_overrides(settings: Any) -> dict[str, dict[str, Any]]:
+    return {name: o.model_dump(by_alias=True, exclude_none=True) for name, o in settings.models.items()}
+
+
+def resolve_model_source(settings: Any, sources: dict[str, str]) -> tuple[str, str]:
+    """The model ``compact`` and the TUI would use, and why: the setting, a provider key, or offline."""
+    from tui.agent.offline import DEFAULT_MODELS, resolve_model
+
+    model, offline = resolve_model(settings.model)
+    if settings.model and settings.model.strip():
+        return model, sources.get("model", "settings")
+    if offline:
+        return model, "no model setting and no provider key: the offline model"
+    key = next(var for var, default in DEFAULT_MODELS if default == model and os.environ.get(var))
+    return model, f"no model setting: the default for {key}"
+
+
+def resolve_context_window(explicit: int | None, settings: Any, model: str) -> tuple[int, str]:
+    """``(window, where it came from)`` for ``model``, as ``compact`` and the TUI size it."""
+    from tui.agent import model_info
 
     if explicit:
         return explicit, "--context-window"
-    if model and model.get("modelId"):
-        found = context_window(model["modelId"], model.get("provider"))
-        if found:
-            return found, f"model map ({model.get('provider')}/{model['modelId']})"
-    return DEFAULT_CONTEXT_WINDOW, "default"
+    overrides = _model_overrides(settings)
+    return model_info.context_window(model, overrides), model_info.context_window_source(model, overrides)
 
 
+# --- plan ------------------------------------------------------------------------------------
 def cmd_plan(args: argparse.Namespace) -> int:
     from tui.compaction.context_size import path_context
-    from tui.compaction.plan import CompactionPlan, prepare_compaction, threshold
-    from tui.compaction.pruning import plan_pruning
+    from tui.compaction.engine import prepare_session_compaction
+    from tui.compaction.head_tail import HeadTailPlan
+    from tui.compaction.plan import CompactionPlan, threshold
 
+    settings, sources = effective_settings(args)
+    config = settings.compaction
     store = open_session(args.file)
     leaf = _leaf(store, args.leaf)
     path = store.get_branch(leaf)
     sized = path_context(path)
-    window, window_source = resolve_context_window(args.context_window, sized.context.model)
-    if args.reserve_tokens >= window:
+    model, model_source = resolve_model_source(settings, sources)
+    window, window_source = resolve_context_window(args.context_window, settings, model)
+    if config.reserve_tokens >= window:
         raise UserError(
-            f"--reserve-tokens {args.reserve_tokens:,} leaves no room in the {window:,}-token context window"
+            f"reserveTokens {config.reserve_tokens:,} ({sources['compaction.reserveTokens']}) leaves no room "
+            f"in the {window:,}-token context window ({window_source})"
         )
-    limit = threshold(window, args.reserve_tokens)
+    prepared = prepare_session_compaction(path, settings, window, prune=not args.no_prune)
+    plan, pruning = prepared.plan, prepared.prune
+    limit = threshold(window, config.reserve_tokens)
     context_tokens = sized.estimate.tokens
-    plan = prepare_compaction(
-        path,
-        keep_recent_tokens=args.keep_recent_tokens,
-        reserve_tokens=args.reserve_tokens,
-        calibrate=not args.no_calibrate,
-    )
-    pruning = plan_pruning(path)
     result = {
         **plan.to_json(),
         "leafId": leaf,
+        "model": model,
+        "modelSource": model_source,
+        "strategy": config.strategy,
+        "calibrate": config.calibrate,
         "contextWindow": window,
         "contextWindowSource": window_source,
+        "settingsSources": {key: sources[key] for _, _, key in _COMPACTION_FLAGS},
         "threshold": limit,
         "contextTokens": context_tokens,
         "thresholdCrossed": context_tokens > limit,
@@ -296,9 +352,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("context", f"{context_tokens:,} / {window:,} tokens ({window_source})")
+    table.add_row("model", f"{model} ({model_source})")
+    table.add_row("context", f"{context_tokens:,} / {window:,} tokens (window: {window_source})")
     crossed = "crossed" if result["thresholdCrossed"] else "not crossed"
-    table.add_row("threshold", f"{limit:,} (window − reserve {args.reserve_tokens:,}): {crossed}")
+    reserve = f"reserve {config.reserve_tokens:,} from {sources['compaction.reserveTokens']}"
+    table.add_row("threshold", f"{limit:,} (window − {reserve}): {crossed}")
+    table.add_row("strategy", f"{config.strategy} ({sources['compaction.strategy']})")
     if isinstance(plan, CompactionPlan):
         table.add_row("firstKeptEntryId", plan.first_kept_entry_id)
         split = f"yes (turn starts at {plan.turn_start_id})" if plan.is_split_turn else "no"
@@ -307,6 +366,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         keep = f"{plan.keep_recent_tokens:,}"
         if plan.calibration_ratio and plan.keep_recent_tokens != plan.requested_keep_recent_tokens:
             keep += f" (calibrated from {plan.requested_keep_recent_tokens:,}, ratio {plan.calibration_ratio:.3f})"
+        keep += f"; from {sources['compaction.keepRecentTokens']}"
         table.add_row("keepRecentTokens", keep)
         table.add_row(
             "summarise", f"{len(plan.summarize_entry_ids)} messages, ≈{plan.summarized_tokens:,} tokens"
@@ -318,6 +378,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
             )
         table.add_row("keep", f"{len(plan.kept_entry_ids)} messages, ≈{plan.kept_tokens:,} tokens")
         table.add_row("files", f"read {len(result['readFiles'])}, modified {len(result['modifiedFiles'])}")
+    elif isinstance(plan, HeadTailPlan):
+        table.add_row("firstKeptEntryId", plan.first_kept_entry_id)
+        table.add_row("tokensBefore", f"{plan.tokens_before:,}")
+        table.add_row("head", f"{len(plan.head_entry_ids)} messages, ≈{plan.head_tokens:,} tokens (copied)")
+        table.add_row(
+            "summarise", f"{len(plan.summarize_entry_ids)} messages, ≈{plan.summarized_tokens:,} tokens"
+        )
+        table.add_row("keep", f"{len(plan.kept_entry_ids)} messages, ≈{plan.kept_tokens:,} tokens")
     else:
         table.add_row("plan", Text(plan.message, style="yellow"))
     prune = (
@@ -528,15 +596,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from tui.agent.events import Notice
     from tui.agent.session import AgentSession
     from tui.compaction.engine import CompactionSkip
-    from tui.config import SettingsError, load_default_settings
 
-    try:
-        settings = load_default_settings().settings
-    except SettingsError as exc:
-        raise UserError(str(exc)) from None
-    if args.model:
-        # The model asked for on the command line writes the summary, whatever summaryModel says.
-        settings = settings.model_copy(update={"model": args.model, "summary_model": args.model})
+    settings, _ = effective_settings(args)
     # A dry run opens the file read-only: nothing can be appended, and the bytes stay as they were.
     store = SessionStore.open(Path(args.file), read_only=args.dry_run)
     for problem in store.problems:
@@ -546,12 +607,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
             f"--reserve-tokens {args.reserve_tokens:,} leaves no room in the "
             f"{args.context_window:,}-token context window"
         )
-    budgets: dict[str, Any] = {
-        "keep_recent_tokens": args.keep_recent_tokens,
-        "reserve_tokens": args.reserve_tokens,
-        "calibrate": False if args.no_calibrate else None,
-        "context_window": args.context_window,
-    }
+    # The [compaction] flags are in `settings` already (effective_settings, as for plan).
+    budgets: dict[str, Any] = {"context_window": args.context_window}
     notices: list[Notice] = []
     try:
         session = AgentSession(store, settings)
@@ -703,101 +760,220 @@ def _tokens(least: int) -> Callable[[str], int]:
     return parse
 
 
+def _setting_help(text: str, key: str, default: object) -> str:
+    return f"{text} (default: the setting {key}, {default} if no layer sets it)"
+
+
+def _add_compaction_flags(command: argparse.ArgumentParser) -> None:
+    """The [compaction] overrides plan and compact share: the same flags pick the same cut."""
+    from tui.config.model import CompactionSettings
+
+    defaults = CompactionSettings()
+    command.add_argument(
+        "--keep-recent-tokens",
+        type=_tokens(0),
+        metavar="N",
+        help=_setting_help(
+            "tokens of recent messages kept verbatim",
+            "compaction.keepRecentTokens",
+            defaults.keep_recent_tokens,
+        ),
+    )
+    command.add_argument(
+        "--reserve-tokens",
+        type=_tokens(0),
+        metavar="N",
+        help=_setting_help(
+            "tokens kept free for the reply; the threshold is the window minus this",
+            "compaction.reserveTokens",
+            defaults.reserve_tokens,
+        ),
+    )
+    command.add_argument(
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        help=_setting_help(
+            "scale keepRecentTokens by the measured usage/estimate ratio (oh-my-pi)",
+            "compaction.calibrate",
+            "on",
+        ),
+    )
+    command.add_argument(
+        "--strategy",
+        choices=["keep-recent", "head-tail"],
+        help=_setting_help("the planner", "compaction.strategy", defaults.strategy),
+    )
+    command.add_argument(
+        "--model",
+        help="litellm model name: sizes the context window and writes the summary "
+        "(default: the model setting, else the default model of the first provider key in the environment, "
+        "else the offline model; as the TUI)",
+    )
+
+
+def _add_json(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--json", action="store_true", help="print JSON instead of text (default: text)")
+
+
+def _add_leaf(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--leaf",
+        metavar="ID",
+        help="entry id to treat as the active leaf (default: the leaf stored in the file)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from tui import __version__
+
     parser = argparse.ArgumentParser(
         prog="kompakt",
         description="Tree-shaped LLM sessions with live compaction. Without a command, the TUI starts.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"kompakt {__version__} (pi session format v3, follows pi 0.73.1)",
     )
     parser.add_argument(
         "-c",
         "--continue",
         dest="continue_",
         action="store_true",
-        help="continue the newest kompakt or pi session of this directory",
+        help="continue the newest kompakt or pi session of this directory (default: start a new session)",
     )
-    parser.add_argument("--demo", action="store_true", help="open a copy of the bundled demo session")
-    sub = parser.add_subparsers(dest="command")
+    parser.add_argument(
+        "--demo", action="store_true", help="open a copy of the bundled demo session (default: off)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     open_ = sub.add_parser("open", help="open any pi-format session file in the TUI")
-    open_.add_argument("file")
+    open_.add_argument("file", help="the session file (.jsonl)")
     open_.set_defaults(func=cmd_open)
 
     watch = sub.add_parser("watch", help="follow a session file another process writes (read-only TUI)")
-    watch.add_argument("file")
+    watch.add_argument("file", help="the session file (.jsonl)")
     watch.set_defaults(func=cmd_watch)
 
     tree = sub.add_parser("tree", help="print the session tree as pi draws it")
-    tree.add_argument("file")
+    tree.add_argument("file", help="the session file (.jsonl)")
     tree.add_argument(
-        "--filter", default="default", choices=["default", "no-tools", "user-only", "labeled-only", "all"]
+        "--filter",
+        default="default",
+        choices=["default", "no-tools", "user-only", "labeled-only", "all"],
+        help="which entries to list, as pi's /tree filters (default: default)",
     )
-    tree.add_argument("--leaf", help="entry id to treat as the active leaf")
-    tree.add_argument("--query", help="search words (all must match)")
-    tree.add_argument("--json", action="store_true")
+    _add_leaf(tree)
+    tree.add_argument("--query", help="search words, all must match (default: none)")
+    _add_json(tree)
     tree.set_defaults(func=cmd_tree)
 
     context = sub.add_parser("context", help="print the messages the model would see")
-    context.add_argument("file")
-    context.add_argument("--leaf")
-    context.add_argument("--breakdown", action="store_true", help="the context by category, like /context")
-    context.add_argument("--reserve-tokens", type=_tokens(0), help="with --breakdown (default: the settings)")
-    context.add_argument("--context-window", type=_tokens(1), help="with --breakdown (default: the model's)")
-    context.add_argument("--json", action="store_true")
+    context.add_argument("file", help="the session file (.jsonl)")
+    _add_leaf(context)
+    context.add_argument(
+        "--breakdown", action="store_true", help="the context by category, like /context (default: off)"
+    )
+    context.add_argument(
+        "--reserve-tokens",
+        type=_tokens(0),
+        metavar="N",
+        help="with --breakdown (default: the setting compaction.reserveTokens)",
+    )
+    context.add_argument(
+        "--context-window", type=_tokens(1), metavar="N", help="with --breakdown (default: the model's)"
+    )
+    _add_json(context)
     context.set_defaults(func=cmd_context)
 
-    plan = sub.add_parser("plan", help="show where compaction would cut, without running it")
-    plan.add_argument("file")
-    plan.add_argument("--leaf")
-    plan.add_argument("--keep-recent-tokens", type=_tokens(0), default=20000)
-    plan.add_argument("--reserve-tokens", type=_tokens(0), default=16384)
-    plan.add_argument("--context-window", type=_tokens(1))
-    plan.add_argument("--no-calibrate", action="store_true", help="skip the usage-ratio calibration")
-    plan.add_argument("--json", action="store_true")
+    plan = sub.add_parser(
+        "plan",
+        help="show where compaction would cut, without running it",
+        description="Show what `kompakt compact` would do now: the same settings, model, pruning and planner. "
+        "Settings come from the defaults, the user file (~/.config/kompakt/settings.toml or $KOMPAKT_CONFIG_DIR), "
+        "./.kompakt/settings.toml and KOMPAKT_* variables, as in the TUI; each flag overrides one setting "
+        "for this run only.",
+    )
+    plan.add_argument("file", help="the session file (.jsonl)")
+    _add_leaf(plan)
+    _add_compaction_flags(plan)
+    plan.add_argument(
+        "--context-window",
+        type=_tokens(1),
+        metavar="N",
+        help='the model\'s context window (default: models."<model>".contextWindow from the settings, '
+        "else litellm's model map, else 128000)",
+    )
+    plan.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="plan the path as stored, without the tool-output pruning compact applies first "
+        "(default: prune, as compact does)",
+    )
+    _add_json(plan)
     plan.set_defaults(func=cmd_plan)
 
     stats = sub.add_parser("stats", help="entries, branches, compactions and tokens of a session")
-    stats.add_argument("file")
-    stats.add_argument("--json", action="store_true")
+    stats.add_argument("file", help="the session file (.jsonl)")
+    _add_json(stats)
     stats.set_defaults(func=cmd_stats)
 
     export = sub.add_parser("export", help="write the session as an HTML page or a Markdown transcript")
-    export.add_argument("file")
+    export.add_argument("file", help="the session file (.jsonl)")
     fmt = export.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--html", action="store_true", help="one self-contained HTML page with the tree")
     fmt.add_argument("--md", action="store_true", help="a Markdown transcript of the active path")
-    export.add_argument("--leaf", help="export the path to this entry instead of the active leaf")
-    export.add_argument("--all-branches", action="store_true", help="include the abandoned branches too")
-    export.add_argument("-o", "--output", help="output file (default: beside the session; - for stdout)")
+    export.add_argument(
+        "--leaf", metavar="ID", help="export the path to this entry (default: the leaf stored in the file)"
+    )
+    export.add_argument(
+        "--all-branches", action="store_true", help="include the abandoned branches too (default: off)"
+    )
+    export.add_argument(
+        "-o", "--output", help="output file (default: beside the session, same name; - for stdout)"
+    )
     export.set_defaults(func=cmd_export)
 
     inspect = sub.add_parser("inspect", help="what a past compaction summarised, wrote and kept")
-    inspect.add_argument("file")
+    inspect.add_argument("file", help="the session file (.jsonl)")
     inspect.add_argument(
         "id", nargs="?", help="the compaction entry (default: the latest on the active path)"
     )
-    inspect.add_argument("--leaf", help="entry id to treat as the active leaf")
-    inspect.add_argument("--json", action="store_true")
+    _add_leaf(inspect)
+    _add_json(inspect)
     inspect.set_defaults(func=cmd_inspect)
 
     undo = sub.add_parser("uncompact", help="undo a compaction: move the leaf to before it (deletes nothing)")
-    undo.add_argument("file")
+    undo.add_argument("file", help="the session file (.jsonl)")
     undo.add_argument("id", nargs="?", help="the compaction entry (default: the latest on the active path)")
-    undo.add_argument("--yes", action="store_true", help="undo even when messages were added after it")
-    undo.add_argument("--json", action="store_true")
+    undo.add_argument(
+        "--yes", action="store_true", help="undo even when messages were added after it (default: refuse)"
+    )
+    _add_json(undo)
     undo.set_defaults(func=cmd_uncompact)
 
-    compact = sub.add_parser("compact", help="compact the session now (appends a compaction entry)")
-    compact.add_argument("file")
-    compact.add_argument("--instructions", help="what the summary should focus on")
-    compact.add_argument("--model", help="litellm model that writes the summary (default: the settings)")
-    compact.add_argument(
-        "--dry-run", action="store_true", help="print the plan and the summary it would write; write nothing"
+    compact = sub.add_parser(
+        "compact",
+        help="compact the session now (appends a compaction entry)",
+        description="Compact the session file now, as /compact in the TUI. The flags override one setting "
+        "each for this run, exactly as for `kompakt plan`.",
     )
-    compact.add_argument("--keep-recent-tokens", type=_tokens(0), help="default: the settings")
-    compact.add_argument("--reserve-tokens", type=_tokens(0), help="default: the settings")
-    compact.add_argument("--context-window", type=_tokens(1), help="default: the model's")
-    compact.add_argument("--no-calibrate", action="store_true", help="skip the usage-ratio calibration")
-    compact.add_argument("--json", action="store_true")
+    compact.add_argument("file", help="the session file (.jsonl)")
+    compact.add_argument("--instructions", help="what the summary should focus on (default: none)")
+    compact.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan and the summary it would write; write nothing (default: write)",
+    )
+    _add_compaction_flags(compact)
+    compact.add_argument(
+        "--context-window",
+        type=_tokens(1),
+        metavar="N",
+        help='the model\'s context window (default: models."<model>".contextWindow from the settings, '
+        "else litellm's model map, else 128000)",
+    )
+    _add_json(compact)
     compact.set_defaults(func=cmd_compact)
     return parser
 

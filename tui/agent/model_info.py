@@ -51,6 +51,15 @@ def context_window(model: str, overrides: Overrides | None = None) -> int:
     return int(_info(model).get("max_input_tokens") or DEFAULT_CONTEXT_WINDOW)
 
 
+def context_window_source(model: str, overrides: Overrides | None = None) -> str:
+    """Where :func:`context_window` takes ``model``'s window from: the settings, the model map or the default."""
+    if (overrides or {}).get(model, {}).get("contextWindow"):
+        return f'settings models."{model}".contextWindow'
+    if _info(model).get("max_input_tokens"):
+        return f"litellm's model map ({model})"
+    return f"default {DEFAULT_CONTEXT_WINDOW:,} ({model} is not in the model map)"
+
+
 def max_output_tokens(model: str, overrides: Overrides | None = None) -> int:
     override = (overrides or {}).get(model, {}).get("maxOutputTokens")
     if override:

@@ -132,6 +132,28 @@ def plan_for_strategy(
     )
 
 
+@dataclass(frozen=True)
+class PreparedCompaction:
+    """The pruning applied first, the path the planner saw (with the prune entry) and the plan."""
+
+    prune: PrunePlan
+    planned_path: list[Entry]
+    plan: CompactionPlan | HeadTailPlan | PlanSkip
+
+
+def prepare_session_compaction(
+    path: list[Entry], settings: Settings, context_window: int, *, prune: bool = True
+) -> PreparedCompaction:
+    """What a compaction of ``path`` would do with these settings: ``kompakt compact`` and the TUI run
+    it, ``kompakt plan`` shows it, so the two cannot pick different cut points. ``prune=False`` plans
+    the path as stored (``kompakt plan --no-prune``, to compare with pi, which has no pruning)."""
+    pruning = PrunePlan()
+    if prune and path and path[-1].get("type") != "compaction":
+        pruning = plan_pruning(path)
+    planned_path = [*path, _prune_fields(pruning)] if pruning else path
+    return PreparedCompaction(pruning, planned_path, plan_for_strategy(planned_path, settings, context_window))
+
+
 def reserve_fills_window(reserve_tokens: int, context_window: int) -> bool:
     """A reserve as large as the window leaves no threshold: every turn would try to compact, and no
     summary could make room, so automatic compaction waits until the setting is fixed (the UI says so)."""
@@ -266,11 +288,8 @@ async def draft_compaction(
     path = store.get_branch()
 
     progress("pruning")
-    prune = PrunePlan()
-    if path and path[-1].get("type") != "compaction":
-        prune = plan_pruning(path)
-    planned_path = [*path, _prune_fields(prune)] if prune else path
-    plan = plan_for_strategy(planned_path, settings, context_window)
+    prepared = prepare_session_compaction(path, settings, context_window)
+    prune, planned_path, plan = prepared.prune, prepared.planned_path, prepared.plan
     head_tail = isinstance(plan, HeadTailPlan)
     if isinstance(plan, PlanSkip):
         return CompactionSkip(plan.reason, plan.message, plan.tokens_before, len(prune.entries), prune)
