@@ -358,6 +358,53 @@ async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake
         assert store.build_context().messages[-1]["role"] == "branchSummary"
 
 
+async def test_a_failed_branch_summary_reaches_the_user_and_the_leaf_stays(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """The summary model rejects the key during "Summarize": the user is told once (before the fix nothing
+    was shown: the navigate worker's error vanished), the status is cleared and the session does not move."""
+    app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    fake_openai.queue(Reply.unauthorized())
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        count = len(store.entries)
+        await open_tree_on(pilot, ids["a2"])
+        await choose_in_summary_dialog(pilot, downs=1)
+        failure = await wait_until(
+            pilot, lambda: [n for n in app.notes if n[0] == "Tree navigation failed"], "the failure notice"
+        )
+        assert len(failure) == 1 and failure[0][2] == "error"
+        assert "API key" in failure[0][1] or "OPENAI_API_KEY" in failure[0][1], failure
+        await wait_idle(pilot, app, lambda: True, "the navigation")
+        assert store.leaf_id == ids["a3"] and len(store.entries) == count
+        assert screen.status.message == "" and fake_openai.hit_count >= 1
+
+
+async def test_litellm_failing_to_load_is_reported_and_the_status_stops_saying_loading(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """Before the fix the litellm worker's error vanished and "loading litellm…" stayed for good."""
+    import sys
+
+    from tui.agent import litellm_loader
+
+    monkeypatch.setattr(litellm_loader, "_module", None)
+    monkeypatch.setitem(sys.modules, "litellm", None)  # ``import litellm`` now raises ImportError
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(fake_openai))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        screen.status.litellm_loading = True
+        app.load_litellm()
+        failure = await wait_until(
+            pilot, lambda: [n for n in app.notes if n[0] == "litellm failed to load"], "the failure notice"
+        )
+        assert "import of litellm" in failure[0][1] and failure[0][2] == "error"
+        await wait_until(pilot, lambda: not screen.status.litellm_loading, "the status to stop loading")
+
+
 async def test_tree_pane_filters_search_fold_and_label(tmp_path, monkeypatch, fake_openai) -> None:
     app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:

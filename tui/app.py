@@ -14,12 +14,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.worker import Worker, WorkerState
 
 from tui.launch import Launch, OpenedSession, open_session
 
@@ -139,6 +140,23 @@ class KompaktApp(App[None]):
 
         load_litellm()
         self.call_from_thread(self.litellm_loaded.publish, True)
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        """The one place the app's own workers report a failure (they never take the app down)."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if event.worker.group == "litellm":
+            # Model calls cannot work without it; the status bar must not say "loading" for good.
+            self.notify(f"{type(error).__name__}: {error}", title="litellm failed to load", severity="error")
+            self.litellm_loaded.publish(False)
+        elif event.worker.group == "settings-watch":
+            self.notify(
+                f"{type(error).__name__}: {error}\nEdits to settings.toml apply after a restart.",
+                title="Watching the settings files stopped",
+                severity="error",
+            )
 
     def open_launch(self, launch: Launch) -> OpenedSession:
         """Open the store for ``launch`` and make it the current session (closing the previous one)."""

@@ -7,7 +7,6 @@ so that handlers, not workers, touch the widgets.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,11 +18,11 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
 
 from tui import slash
 from tui.launch import Launch, session_cwd
 from tui.session.errors import SessionError
-from widgets.assistant_stream import AssistantStream
 from widgets.chat_pane import ChatPane
 from widgets.prompt import PromptBox, PromptInput
 from widgets.session_tree import SessionTreeView
@@ -32,8 +31,10 @@ from widgets.status_bar import StatusBar
 from widgets.timeline import CompactionTimeline
 
 if TYPE_CHECKING:
+    from tui.agent.events import AgentEvent
     from tui.agent.session import AgentSession
     from tui.app import KompaktApp
+    from tui.screens.agent_view import AgentEventView
 
 
 MOA_CUSTOM_TYPE = "kompakt.moa"
@@ -68,7 +69,7 @@ def chat_entries(store: Any) -> list[dict]:
 class AgentEventMessage(Message):
     """An agent event, delivered to the screen's message queue in order."""
 
-    event: Any
+    event: AgentEvent
 
 
 class MainScreen(Screen[None]):
@@ -86,6 +87,12 @@ class MainScreen(Screen[None]):
         Binding("escape", "cancel", "Cancel", id="main.cancel", show=False),
         Binding("ctrl+n", "new_session", "New session", id="main.new", show=False),
     ]
+    # The title a failure of each worker group is reported under.
+    WORKER_FAILURES: ClassVar[dict[str, str]] = {
+        "agent": "Error",
+        "navigate": "Tree navigation failed",
+        "follow": "Watching the session file stopped",
+    }
 
     def __init__(self) -> None:
         super().__init__()
@@ -97,13 +104,9 @@ class MainScreen(Screen[None]):
         self.tree_pane = SessionTreePane(id="tree-pane")
         self.status = StatusBar(id="status")
         self.agent: AgentSession | None = None
-        self._stream: AssistantStream | None = None
-        self._streamed_chars = 0
-        self._tool_args: dict[str, str] = {}
-        self._compaction_started = 0.0
+        self.events: AgentEventView | None = None
         self._queued: list[str] = []
         self._tree_loaded = False
-        self._moa: Any = None
 
     @property
     def kapp(self) -> KompaktApp:
@@ -173,6 +176,7 @@ class MainScreen(Screen[None]):
     async def _attach_agent(self, notices: list[str] = ()) -> None:
         from tui.agent.hooks import HookRunner
         from tui.agent.session import AgentSession
+        from tui.screens.agent_view import AgentEventView
 
         opened = self.kapp.session
         assert opened is not None and self.kapp.settings is not None
@@ -186,9 +190,10 @@ class MainScreen(Screen[None]):
             store, settings, workspace=session_cwd(store), ask=self._ask_approval, hooks=hooks
         )
         self._queued.clear()
+        self.events = AgentEventView(self, store, self.chat, self.timeline, self.status)
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
         self.timeline.display = settings.ui.show_timeline
-        self._refresh_status()
+        self.refresh_status()
         self.refresh_timeline()
         for notice in notices:
             self.notify(notice, timeout=8)
@@ -218,7 +223,7 @@ class MainScreen(Screen[None]):
     def refresh_timeline(self) -> None:
         self._fill_preview(self.timeline)
 
-    def _refresh_status(self) -> None:
+    def refresh_status(self) -> None:
         if self.agent is None:
             return
         usage = self.agent.context_usage()
@@ -229,7 +234,7 @@ class MainScreen(Screen[None]):
         self.status.cost = self.agent.cost_total
         self.status.max_iterations = self.kapp.settings.agent.max_iterations
 
-    def _after_store_change(self) -> None:
+    def session_changed(self) -> None:
         """Entries were appended or the leaf moved: redraw the tree, the timeline and the status."""
         if self.agent is None:
             return
@@ -237,7 +242,7 @@ class MainScreen(Screen[None]):
         if self._tree_loaded:
             self.tree_pane.refresh_tree(self.agent.store.leaf_id)
         self.refresh_timeline()
-        self._refresh_status()
+        self.refresh_status()
 
     def _on_settings_changed(self, payload: tuple[Any, list]) -> None:
         settings, _changes = payload
@@ -247,11 +252,11 @@ class MainScreen(Screen[None]):
             self._warn_if_reserve_fills_window()
         self.timeline.display = settings.ui.show_timeline
         self.refresh_timeline()
-        self._refresh_status()
+        self.refresh_status()
 
     def _on_litellm_loaded(self, _loaded: bool) -> None:
         self.status.litellm_loading = False
-        self._refresh_status()
+        self.refresh_status()
         self.refresh_timeline()
 
     def _hook_failed(self, error: Any) -> None:
@@ -285,7 +290,8 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_agent(self, operation: str, *args: Any) -> None:
-        """Run one agent operation; its events arrive as AgentEventMessage."""
+        """Run one agent operation; its events arrive as AgentEventMessage, a failure as the worker's
+        ERROR state (reported by :meth:`_worker_changed`)."""
         assert self.agent is not None
         try:
             if operation == "prompt":
@@ -300,16 +306,31 @@ class MainScreen(Screen[None]):
                 )
             elif operation == "continue":
                 await self.agent.continue_()
-        except Exception as exc:  # an agent error must not take the app down
-            self.notify(f"{type(exc).__name__}: {exc}", title="Error", severity="error", timeout=12)
+        except Exception:
+            self._send_queued()
+            raise
+        else:
+            self._send_queued()
         finally:
             if operation == "bash":
                 self.status.message = ""
-            self._after_store_change()
-        if self._queued:  # what was typed during the run goes out now, before anything typed later
+            self.session_changed()
+
+    def _send_queued(self) -> None:
+        """What was typed during the run goes out now (also after a failed run), before anything typed later."""
+        if self._queued:
             queued, self._queued = "\n\n".join(self._queued), []
             self.status.message = ""
             self.run_agent("prompt", queued)
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a failed worker of this screen reaches the user (they run with exit_on_error=False
+        so that a failure never takes the app down)."""
+        title = self.WORKER_FAILURES.get(event.worker.group)
+        if event.state is WorkerState.ERROR and title is not None:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title=title, severity="error", timeout=12)
 
     async def run_command(self, name: str, argument: str) -> None:
         if name == "compact":
@@ -337,7 +358,7 @@ class MainScreen(Screen[None]):
             if self.agent is not None and argument:
                 self.agent.store.append_session_info(argument)
                 self.sub_title = self.agent.store.name or self.agent.store.path.name
-                self._after_store_change()
+                self.session_changed()
         elif name == "moa":
             self._toggle_moa(argument)
         elif name == "help":
@@ -348,7 +369,7 @@ class MainScreen(Screen[None]):
             self.notify("Nothing to label yet.", severity="warning")
             return
         self.agent.store.append_label(self.agent.store.leaf_id, text or None)
-        self._after_store_change()
+        self.session_changed()
 
     def _export(self, kind: str) -> None:
         if self.agent is None or not self.agent.store.exists_on_disk:
@@ -378,119 +399,21 @@ class MainScreen(Screen[None]):
         if self.agent is None:
             return
         self.agent.set_model(model)
-        self._after_store_change()
+        self.session_changed()
         self.notify(f"Model: {model}")
 
     # --- agent events -------------------------------------------------------------------------
-    async def on_agent_event_message(self, message: AgentEventMessage) -> None:
-        from tui.agent import events as ev  # the agent is loaded by now; keeps start-up imports small
+    @on(AgentEventMessage)
+    async def _agent_event(self, message: AgentEventMessage) -> None:
+        if self.events is not None:
+            await self.events.show(message.event)
 
-        event = message.event
-        if type(event).__name__ in ("MoaStart", "MoaReferenceEnd", "MoaEnd"):
-            await self._moa_event(event)
-        elif isinstance(event, ev.MessageStart) and event.role == "assistant":
-            self._stream = self.chat.begin_assistant()
-            self._streamed_chars = 0
-            self._tool_args.clear()
-        elif isinstance(event, ev.TextDelta | ev.ThinkingDelta):
-            if self._stream is None:
-                self._stream = self.chat.begin_assistant()
-            if isinstance(event, ev.TextDelta):
-                await self._stream.append_text(event.text)
-            else:
-                await self._stream.append_thinking(event.text)
-            self._streamed_chars += len(event.text)
-            self.timeline.set_streaming_tokens(self._streamed_chars // 4)
-        elif isinstance(event, ev.ToolCallStart) and self._stream is not None:
-            self._tool_args[event.id] = ""
-            await self._stream.tool_call_started(event.id, event.name)
-        elif isinstance(event, ev.ToolCallDelta) and self._stream is not None:
-            self._tool_args[event.id] = self._tool_args.get(event.id, "") + event.arguments
-            self._streamed_chars += len(event.arguments)
-            await self._stream.tool_call_args(event.id, self._tool_args[event.id])
-        elif isinstance(event, ev.MessageEnd):
-            await self._message_end(event)
-        elif isinstance(event, ev.ToolExecutionEnd):
-            pass  # the toolResult arrives as its MessageEnd
-        elif isinstance(event, ev.UsageUpdate):
-            self._refresh_status()
-        elif isinstance(event, ev.BudgetUpdate):
-            self.status.iteration = event.used
-            self.status.max_iterations = event.max
-        elif isinstance(event, ev.CompactionStart):
-            self._compaction_started = time.monotonic()
-            self.timeline.set_compacting(event.reason, self._compaction_started)
-            self.status.message = f"compacting ({event.reason})… esc to cancel"
-        elif isinstance(event, ev.CompactionProgress):
-            self.status.message = f"compacting ({event.reason}): {event.phase}… esc to cancel"
-        elif isinstance(event, ev.CompactionEnd):
-            await self._compaction_end(event)
-        elif isinstance(event, ev.RetryScheduled):
-            self.status.message = (
-                f"{event.error_message[:60]} · retry {event.attempt}/{event.max_attempts} in "
-                f"{event.delay_ms / 1000:.0f}s"
-            )
-        elif isinstance(event, ev.RetryFinished):
-            self.status.message = "" if event.success else f"retries failed: {event.final_error or ''}"[:80]
-        elif isinstance(event, ev.Notice):
-            severity = {"info": "information", "warning": "warning", "error": "error"}[event.level]
-            self.notify(event.text, severity=severity, timeout=8)
-        elif isinstance(event, ev.StateChange):
-            self.set_class(event.is_streaming, "-streaming")
-            self.set_class(event.is_compacting, "-compacting")
-            if not event.is_streaming and not event.is_compacting:
-                self.status.message = ""
-        elif isinstance(event, ev.TurnEnd):
-            self.status.iteration = 0
-            self._stream = None
-            self._after_store_change()
+    def show_busy(self, streaming: bool, compacting: bool) -> None:
+        self.set_class(streaming, "-streaming")
+        self.set_class(compacting, "-compacting")
 
-    async def _moa_event(self, event: Any) -> None:
-        name = type(event).__name__
-        if name == "MoaStart":
-            self._moa = await self.chat.begin_moa(event.models, event.aggregator)
-        elif self._moa is not None and name == "MoaReferenceEnd":
-            await self._moa.set_answer(event.index, event.answer)
-        elif self._moa is not None and name == "MoaEnd":
-            await self._moa.finish(event.record, event.entry_id)
-            self._moa = None
-
-    async def _message_end(self, event: Any) -> None:
-        role = event.message.get("role")
-        if role == "assistant":
-            if self._stream is None:
-                self._stream = self.chat.begin_assistant()
-            await self._stream.finish(event.message, event.entry_id)
-            self._stream = None
-            self.timeline.set_streaming_tokens(0)
-        elif role == "toolResult":
-            await self.chat.add_tool_result(event.message, event.entry_id)
-        else:
-            # The entry (not just its message) gives the widget its id, for edit-and-resend.
-            entry = self.agent.store.tree.by_id.get(event.entry_id) if self.agent else None
-            await self.chat.add_message(entry or event.message)
-        self._after_store_change()
-
-    async def _compaction_end(self, event: Any) -> None:
-        self.timeline.set_idle()
-        self.status.message = ""
-        if event.outcome == "result":
-            seconds = event.duration_ms / 1000
-            before = f"{(event.tokens_before or 0) / 1000:.1f}k"
-            after = f"{(event.tokens_after or 0) / 1000:.1f}k"
-            self.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
-            assert self.agent is not None
-            await self.chat.load_messages(chat_entries(self.agent.store))
-        elif event.outcome == "skip":
-            message = getattr(event.skip, "message", None) or "Nothing to compact."
-            self.notify(message, title="Compaction skipped")
-        elif event.outcome == "aborted":
-            self.notify("Compaction cancelled.", severity="warning")
-        else:
-            self.notify(
-                event.error_message or "Compaction failed.", title="Compaction failed", severity="error"
-            )
-        self._after_store_change()
+    async def reload_chat(self) -> None:
+        await self.chat.load_messages(chat_entries(self.kapp.session.store))
 
     @on(ChatPane.EditRequested)
     async def _edit_requested(self, event: ChatPane.EditRequested) -> None:
@@ -510,7 +433,7 @@ class MainScreen(Screen[None]):
         await self.chat.load_messages(chat_entries(store))
         self.prompt.text = event.text
         self.prompt.focus()
-        self._after_store_change()
+        self.session_changed()
         self.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")
 
     # --- the tree -----------------------------------------------------------------------------
@@ -568,7 +491,7 @@ class MainScreen(Screen[None]):
             if label is None or self.agent is None:
                 return
             self.agent.store.append_label(event.entry_id, label or None)
-            self._after_store_change()
+            self.session_changed()
             if isinstance(self.app.screen, TreeScreen):
                 self.app.screen.pane.refresh_tree()
 
@@ -603,11 +526,8 @@ class MainScreen(Screen[None]):
             store.leaf_id = entry_id
             result = None
         else:
-            self.status.message = "Summarizing branch… esc to cancel" if summarize else ""
-            result = await self.agent.navigate(
-                entry_id, summarize=summarize, custom_instructions=instructions
-            )
-            self.status.message = ""
+            # A failure (a rejected key, say) is the worker's to report: see _worker_changed.
+            result = await self.agent.navigate(entry_id, summarize=summarize, custom_instructions=instructions)
             if result is None or getattr(result, "cancelled", False):
                 self.notify(
                     "Branch summarization cancelled"
@@ -620,7 +540,7 @@ class MainScreen(Screen[None]):
         editor_text = getattr(result, "editor_text", None)
         if editor_text and not self.prompt.text.strip():
             self.prompt.text = editor_text
-        self._after_store_change()
+        self.session_changed()
         self.notify("Navigated to selected point")
 
     # --- the timeline -------------------------------------------------------------------------
@@ -760,4 +680,4 @@ class MainScreen(Screen[None]):
                         await self.chat.load_messages(chat_entries(store))
                     else:
                         await self.chat.add_message(entry)
-        self._after_store_change()
+        self.session_changed()
