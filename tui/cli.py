@@ -181,17 +181,13 @@ def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Names
     from tui.agent.session import system_prompt, tool_definitions
     from tui.agent.tools import default_tools
     from tui.compaction.breakdown import context_breakdown
-    from tui.compaction.context_size import path_context
-    from tui.config import SettingsError, load_default_settings
 
     path = store.get_branch(leaf)
-    reserve = args.reserve_tokens
-    if reserve is None:
-        try:
-            reserve = load_default_settings().settings.compaction.reserve_tokens
-        except SettingsError as exc:
-            raise UserError(str(exc)) from None
-    window, window_source = resolve_context_window(args.context_window, path_context(path).context.model)
+    # The same settings, model and window as plan, compact and the TUI (--reserve-tokens overrides).
+    settings, sources = effective_settings(args)
+    reserve = settings.compaction.reserve_tokens
+    model, _ = resolve_model_source(settings, sources)
+    window, window_source = resolve_context_window(args.context_window, settings, model)
     workspace = Path(str(store.header.get("cwd") or "."))
     breakdown = context_breakdown(
         path,
