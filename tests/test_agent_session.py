@@ -501,8 +501,8 @@ async def test_a_hook_cancel_during_auto_compaction_is_reported_as_aborted(
     hooks = HookRunner()
     heard: list[dict] = []
     hooks.on("session_before_compact", lambda event: {"cancel": True})
-    hooks.on("auto_compaction_start", heard.append)
-    hooks.on("auto_compaction_end", heard.append)
+    hooks.on("compaction_start", heard.append)
+    hooks.on("compaction_end", heard.append)
     session = make_session(
         tmp_path, compaction_settings(fake_openai, SMALL_WINDOW), summarize=fake_summarize, hooks=hooks
     )
@@ -518,9 +518,70 @@ async def test_a_hook_cancel_during_auto_compaction_is_reported_as_aborted(
     (end,) = events.of(CompactionEnd)
     assert (end.reason, end.outcome, end.error_message) == ("threshold", "aborted", "Compaction cancelled")
     assert [(h["type"], h.get("reason"), h.get("aborted")) for h in heard] == [
-        ("auto_compaction_start", "threshold", None),
-        ("auto_compaction_end", None, True),
+        ("compaction_start", "threshold", None),
+        ("compaction_end", "threshold", True),
     ]
+    assert heard[1]["result"] is None and "errorMessage" not in heard[1]
+
+
+async def test_manual_compaction_fires_the_compaction_hooks_with_a_pi_result(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    # pi 0.73.1 (delta A.7): compaction_start / compaction_end for manual compactions too.
+    hooks = HookRunner()
+    heard: list[dict] = []
+    hooks.on("compaction_start", heard.append)
+    hooks.on("compaction_end", heard.append)
+    session = make_session(
+        tmp_path, compaction_settings(fake_openai, BIG_WINDOW), summarize=fake_summarize, hooks=hooks
+    )
+    fake_openai.queue(Reply.text_reply("answer one"), Reply.text_reply("answer two"))
+    await session.prompt("first task " * 30)
+    await session.prompt("second task " * 30)
+    result = await session.compact()
+    assert isinstance(result, CompactionResult)
+    start, end = heard
+    assert (start["type"], start["reason"]) == ("compaction_start", "manual")
+    assert (end["type"], end["reason"], end["aborted"], end["willRetry"]) == ("compaction_end", "manual", False, False)
+    assert end["result"]["firstKeptEntryId"] == result.entry["firstKeptEntryId"]
+    assert end["result"]["tokensBefore"] == result.entry["tokensBefore"]
+    assert SUMMARY in end["result"]["summary"] and "errorMessage" not in end
+
+
+async def test_a_failed_manual_compaction_reports_the_error_and_raises_it(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    from tui.compaction.errors import CompactionFailed, SummaryError
+
+    async def failing(system_prompt: str, prompt: str, max_tokens: int) -> str:
+        raise SummaryError("the model is down")
+
+    hooks = HookRunner()
+    heard: list[dict] = []
+    hooks.on("compaction_end", heard.append)
+    settings = compaction_settings(fake_openai, BIG_WINDOW, onSummaryFailure="abort")
+    session = make_session(tmp_path, settings, summarize=failing, hooks=hooks)
+    events = Recorder()
+    session.subscribe(events)
+    fake_openai.queue(Reply.text_reply("answer one"), Reply.text_reply("answer two"))
+    await session.prompt("first task " * 30)
+    await session.prompt("second task " * 30)
+    with pytest.raises(CompactionFailed, match=r"^Compaction failed: .*the model is down"):
+        await session.compact()
+    (end,) = heard
+    assert end["aborted"] is False and end["result"] is None
+    assert end["errorMessage"].startswith("Compaction failed: ") and "the model is down" in end["errorMessage"]
+    (ended,) = events.of(CompactionEnd)
+    assert ended.outcome == "error" and ended.error_message == end["errorMessage"]
+    assert compactions(session) == []
+
+
+def test_the_old_auto_compaction_hook_names_say_what_replaced_them() -> None:
+    hooks = HookRunner()
+    with pytest.raises(ValueError, match="'compaction_start'"):
+        hooks.on("auto_compaction_start", lambda event: None)
+    with pytest.raises(ValueError, match="'compaction_end'"):
+        hooks.on("auto_compaction_end", lambda event: None)
 
 
 async def test_compact_now_with_what_if_overrides_cuts_where_the_plan_said(

@@ -89,7 +89,7 @@ async def _run(directory: Path, steps: list[tuple[Any, ...]]) -> tuple[int, list
     store = SessionStore.create(directory / "s.jsonl", cwd=str(directory))
     hooks = HookRunner()
     planned: list[Any] = []
-    hooks.on(SESSION_BEFORE_COMPACT, lambda event: planned.append(event["preparation"]))
+    hooks.on(SESSION_BEFORE_COMPACT, lambda event: planned.append(event["plan"]))
     inputs: dict[str, set[str]] = {}
     compactions = 0
     window = 24_000

@@ -244,11 +244,11 @@ async def test_hook_compaction_is_stored_as_given(tmp_path):  # behaviour 75
 
     def before(event):
         events.append(event)
-        plan = event["preparation"]
+        preparation = event["preparation"]  # pi's CompactionPreparation, camelCase (delta B.3)
         return {
             "compaction": {
                 "summary": "Custom summary",
-                "firstKeptEntryId": plan.first_kept_entry_id,
+                "firstKeptEntryId": preparation["firstKeptEntryId"],
                 "tokensBefore": 999,
             }
         }
@@ -266,6 +266,42 @@ async def test_hook_compaction_is_stored_as_given(tmp_path):  # behaviour 75
         events[0]["customInstructions"] == "focus"
         and events[0]["branchEntries"][-1]["id"] == (result.entry["parentId"])
     )
+
+
+async def test_session_before_compact_gets_a_pi_shaped_preparation(tmp_path):
+    # Delta B.3: the preparation is pi's CompactionPreparation with its camelCase keys, so that a hook
+    # ported from pi reads the same fields; kompakt's plan travels beside it as "plan".
+    store = new_store(tmp_path, coding_session())
+    seen = []
+    runner = runner_with("session_before_compact", seen.append)
+    await run(store, RecordingSummarizer(), hooks=runner)
+    preparation, plan = seen[0]["preparation"], seen[0]["plan"]
+    assert isinstance(preparation, dict)
+    assert {
+        "firstKeptEntryId",
+        "messagesToSummarize",
+        "turnPrefixMessages",
+        "isSplitTurn",
+        "tokensBefore",
+        "fileOps",
+        "settings",
+    } <= set(preparation)
+    assert preparation["firstKeptEntryId"] == plan.first_kept_entry_id
+    assert preparation["messagesToSummarize"] == plan.messages_to_summarize
+    assert preparation["turnPrefixMessages"] == plan.turn_prefix_messages
+    assert preparation["isSplitTurn"] is plan.is_split_turn
+    assert preparation["tokensBefore"] == plan.tokens_before
+    assert "previousSummary" not in preparation  # pi leaves it undefined without a compaction
+    assert preparation["fileOps"] == {"read": {"a.py"}, "written": set(), "edited": {"b.py"}}
+    assert preparation["settings"] == {
+        "enabled": True,
+        "reserveTokens": plan.reserve_tokens,
+        "keepRecentTokens": plan.keep_recent_tokens,
+    }
+    store.append_message(msg(f.user("one more " + T100)))
+    store.append_message(msg(f.assistant("sure " + T100)))
+    await run(store, RecordingSummarizer(), hooks=runner)
+    assert seen[1]["preparation"]["previousSummary"] == seen[1]["plan"].previous_summary
 
 
 async def test_a_throwing_hook_gets_the_default_compaction(tmp_path):  # behaviour 76

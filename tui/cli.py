@@ -592,6 +592,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from tui.agent.events import Notice
     from tui.agent.session import AgentSession
     from tui.compaction.engine import CompactionSkip
+    from tui.compaction.errors import CompactionFailed
 
     settings, _ = effective_settings(args)
     # A dry run opens the file read-only: nothing can be appended, and the bytes stay as they were.
@@ -612,7 +613,10 @@ def cmd_compact(args: argparse.Namespace) -> int:
         if args.dry_run:
             draft = asyncio.run(session.draft_compaction(args.instructions, **budgets))
             return _report_draft(draft, session.summary_model, args.json)
-        result = asyncio.run(session.compact(args.instructions, **budgets))
+        try:
+            result = asyncio.run(session.compact(args.instructions, **budgets))
+        except CompactionFailed:
+            result = None  # the notice printed below says why
     finally:
         store.close()
     for notice in notices:

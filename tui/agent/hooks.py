@@ -23,8 +23,11 @@ SESSION_COMPACTING = "session.compacting"
 SESSION_COMPACT = "session_compact"
 SESSION_BEFORE_TREE = "session_before_tree"
 SESSION_TREE = "session_tree"
-AUTO_COMPACTION_START = "auto_compaction_start"
-AUTO_COMPACTION_END = "auto_compaction_end"
+# pi 0.73.1: one pair for every compaction, manual ones too, with the reason (delta A.7).
+COMPACTION_START = "compaction_start"
+COMPACTION_END = "compaction_end"
+# Names pi 0.58.3 (and kompakt before it) used; registering one says what replaced it.
+RENAMED_EVENTS = {"auto_compaction_start": COMPACTION_START, "auto_compaction_end": COMPACTION_END}
 
 EVENTS = frozenset(
     {
@@ -33,8 +36,8 @@ EVENTS = frozenset(
         SESSION_COMPACT,
         SESSION_BEFORE_TREE,
         SESSION_TREE,
-        AUTO_COMPACTION_START,
-        AUTO_COMPACTION_END,
+        COMPACTION_START,
+        COMPACTION_END,
     }
 )
 # Events whose handlers may return a result that changes what happens next.
@@ -106,6 +109,11 @@ class HookRunner:
             self._report(HookError(plugin, None, exc))
 
     def on(self, event: str, handler: Handler, *, plugin: str = "(inline)") -> None:
+        if event in RENAMED_EVENTS:
+            raise ValueError(
+                f"hook event {event!r} is now {RENAMED_EVENTS[event]!r} (pi 0.73.1): it fires for manual "
+                "compactions too and carries the reason"
+            )
         if event not in EVENTS:
             raise ValueError(f"unknown hook event {event!r}; known: {', '.join(sorted(EVENTS))}")
         self._handlers.setdefault(event, []).append((plugin, handler))

@@ -40,7 +40,7 @@ from tui.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from tui.agent.hooks import AUTO_COMPACTION_END, AUTO_COMPACTION_START, HookRunner
+from tui.agent.hooks import COMPACTION_END, COMPACTION_START, HookRunner
 from tui.agent.loop import AgentLoop, LoopOutcome
 from tui.agent.moa import (
     MixtureOfAgents,
@@ -67,7 +67,8 @@ from tui.compaction.engine import (
     compaction_due,
     draft_compaction,
 )
-from tui.compaction.errors import CompactionCancelled
+from tui.compaction.errors import CompactionCancelled, CompactionFailed
+from tui.compaction.hook_payload import compaction_result_payload
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_sources import AUTO as AUTO_REASONING
 from tui.compaction.summary_sources import provider_summarize_fn
@@ -487,7 +488,9 @@ class AgentSession:
     async def _recover_from_overflow(self, message: Message, before_prompt: bool) -> str | None:
         if self._overflow_attempted:
             text = prompts.render("overflow_failed", model=self.model)
-            self._emit(CompactionEnd("overflow", "error", error_message=text))
+            end = CompactionEnd("overflow", "error", error_message=text)
+            self._emit(end)
+            await self._compaction_hook(end)
             self._emit(Notice("error", text))
             return None
         self._overflow_attempted = True
@@ -521,20 +524,25 @@ class AgentSession:
     async def _auto_compact(
         self, reason: CompactionReason, *, will_retry: bool
     ) -> CompactionResult | CompactionSkip | None:
-        if self.hooks is not None:
-            await self.hooks.emit(AUTO_COMPACTION_START, {"reason": reason})
         end = await self._run_compaction(reason, None, will_retry)
-        if self.hooks is not None:
-            await self.hooks.emit(
-                AUTO_COMPACTION_END,
-                {
-                    "result": end.result,
-                    "aborted": end.outcome == "aborted",
-                    "willRetry": end.will_retry,
-                    "errorMessage": end.error_message,
-                },
-            )
         return end.result or end.skip
+
+    async def _compaction_hook(self, event: CompactionStart | CompactionEnd) -> None:
+        """pi 0.73.1's ``compaction_start`` / ``compaction_end`` for hooks, for every compaction (A.7)."""
+        if self.hooks is None:
+            return
+        if isinstance(event, CompactionStart):
+            await self.hooks.emit(COMPACTION_START, {"reason": event.reason})
+            return
+        payload: dict[str, Any] = {
+            "reason": event.reason,
+            "result": None if event.result is None else compaction_result_payload(event.result.entry),
+            "aborted": event.outcome == "aborted",
+            "willRetry": event.will_retry,
+        }
+        if event.outcome == "error":
+            payload["errorMessage"] = event.error_message
+        await self.hooks.emit(COMPACTION_END, payload)
 
     async def _run_compaction(
         self,
@@ -544,12 +552,47 @@ class AgentSession:
         settings: Settings | None = None,
         context_window: int | None = None,
     ) -> CompactionEnd:
-        """Run the engine between a start and an end event; returns the end event (also on failure)."""
-        self._emit(CompactionStart(reason))
+        """Run the engine between a start and an end event; returns the end event (also on failure).
+
+        A failed manual compaction raises :class:`CompactionFailed` after its end event (pi 0.73.1).
+        """
+        start = CompactionStart(reason)
+        self._emit(start)
         self._set_state(compacting=True)
         loop = asyncio.get_running_loop()
         started = loop.time()
+        try:
+            await self._compaction_hook(start)
+            end_event = await self._compact_between_events(
+                reason, custom_instructions, will_retry, settings, context_window, loop, started
+            )
+        except asyncio.CancelledError:
+            end_event = CompactionEnd(
+                reason,
+                "aborted",
+                duration_ms=(loop.time() - started) * 1000,
+                error_message="Compaction cancelled",
+            )
+            self._set_state(compacting=False)
+            self._emit(end_event)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._compaction_hook(end_event))
+            raise
+        await self._compaction_hook(end_event)
+        if reason == "manual" and end_event.outcome == "error":
+            raise CompactionFailed(end_event.error_message or _FAILURE_PREFIX[reason])
+        return end_event
 
+    async def _compact_between_events(
+        self,
+        reason: CompactionReason,
+        custom_instructions: str | None,
+        will_retry: bool,
+        settings: Settings | None,
+        context_window: int | None,
+        loop: asyncio.AbstractEventLoop,
+        started: float,
+    ) -> CompactionEnd:
         def end(outcome: CompactionOutcome, **fields: Any) -> CompactionEnd:
             fields.setdefault("duration_ms", (loop.time() - started) * 1000)
             event = CompactionEnd(reason, outcome, **fields)
@@ -571,9 +614,6 @@ class AgentSession:
             )
         except CompactionCancelled as exc:
             return end("aborted", error_message=str(exc))
-        except asyncio.CancelledError:
-            end("aborted", error_message="Compaction cancelled")
-            raise
         except Exception as exc:  # the summarizer failed in "abort" mode, or worse: nothing was written
             text = f"{_FAILURE_PREFIX[reason]}: {exc}"
             self._emit(Notice("error", text))
@@ -608,7 +648,10 @@ class AgentSession:
         calibrate: bool | None = None,
         context_window: int | None = None,
     ) -> CompactionResult | CompactionSkip | None:
-        """Compact now (pi §8.1): a running turn is aborted first; None when cancelled or failed.
+        """Compact now (pi §8.1): a running turn is aborted first; None when cancelled.
+
+        A failure raises :class:`CompactionFailed` ("Compaction failed: …") once the end event and
+        the ``compaction_end`` hooks have heard it, as pi 0.73.1 throws it to the caller.
 
         The keyword overrides apply to this compaction only: the timeline's "compact now" uses them to
         carry out the what-if the user is looking at, without saving it as a setting.

@@ -281,6 +281,7 @@ async def draft_compaction(
     ``summary_model`` is only recorded (``details.kompakt.model``) when the model wrote the summary.
     """
     from tui.agent.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACTING
+    from tui.compaction.hook_payload import preparation_payload
 
     started = time.monotonic()
     progress = on_progress or (lambda phase: None)
@@ -298,7 +299,8 @@ async def draft_compaction(
         hooks,
         SESSION_BEFORE_COMPACT,
         {
-            "preparation": plan,
+            "preparation": preparation_payload(plan, settings, path),
+            "plan": plan,  # kompakt's own view of the same cut, for hooks written for kompakt
             "branchEntries": path,
             "customInstructions": custom_instructions,
             "reason": reason,

@@ -194,8 +194,10 @@ class AgentEventView:
         elif event.outcome == "skip":
             message = event.skip.message if event.skip is not None else "Nothing to compact."
             self.host.notify(message or "Nothing to compact.", title="Compaction skipped")
+        elif event.outcome == "aborted" and event.reason != "manual":
+            self.status.message = "Auto-compaction cancelled"  # pi 0.73.1: a status, not an error
         elif event.outcome == "aborted":
-            self.host.notify("Compaction cancelled.", severity="warning")
+            self.host.notify("Compaction cancelled", title="Compaction", severity="error")
         else:
             self.host.notify(
                 event.error_message or "Compaction failed.", title="Compaction failed", severity="error"

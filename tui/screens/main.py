@@ -7,6 +7,7 @@ so that handlers, not workers, touch the widgets.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -300,10 +301,13 @@ class MainScreen(Screen[None]):
                 self.status.message = "running a shell command · esc cancels it"
                 await self.agent.run_bash(args[0], exclude_from_context=args[1])
             elif operation == "compact":
+                from tui.compaction.errors import CompactionFailed
+
                 instructions, keep, reserve, strategy = (*args, None, None, None)[:4]
-                await self.agent.compact(
-                    instructions, keep_recent_tokens=keep, reserve_tokens=reserve, strategy=strategy
-                )
+                with contextlib.suppress(CompactionFailed):  # its end event has shown the error
+                    await self.agent.compact(
+                        instructions, keep_recent_tokens=keep, reserve_tokens=reserve, strategy=strategy
+                    )
             elif operation == "continue":
                 await self.agent.continue_()
         except Exception:
