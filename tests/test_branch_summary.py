@@ -114,10 +114,11 @@ def test_file_ops_are_seeded_from_branch_summaries_not_written_by_hooks():
     assert ops.read == {"r.py"} and ops.edited == {"m.py"}
 
 
-async def test_no_messages_gives_the_fixed_text_without_a_call():
+async def test_no_messages_gives_no_summary_and_no_call():
+    # Delta B.1: never a "No content to summarize" summary (it would be sent on every later turn).
     fake = RecordingSummarizer()
-    result = await generate_branch_summary(BranchPreparation([]), fake)
-    assert result.summary == prompts.load("branch_summary_empty") == "No content to summarize"
+    assert await generate_branch_summary(BranchPreparation([]), fake) is None
+    assert await generate_branch_summary(BranchPreparation([]), None) is None
     assert not fake.calls
 
 

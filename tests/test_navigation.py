@@ -290,3 +290,37 @@ async def test_branch_summary_through_litellm(tmp_path, fake_openai: FakeOpenAI)
     request = fake_openai.requests[0]
     assert request["max_tokens"] == 2048
     assert "third question" in str(request["messages"][1]["content"])
+
+
+# --- nothing abandoned, nothing written (delta B.1) -------------------------------------------------
+async def test_a_descendant_target_with_summarize_only_moves_the_leaf(tmp_path):
+    store, e = linear(tmp_path)
+    store.branch(e["u2"]["id"])  # the old leaf is an ancestor of the target: nothing is abandoned
+    fake = RecordingSummarizer()
+    before = len(real_entries(store))
+    result = await navigate(store, e["a3"]["id"], summarize=True, summarize_fn=fake)
+    assert result.summary_entry is None and not fake.calls
+    assert store.leaf_id == e["a3"]["id"] and len(real_entries(store)) == before
+    assert not [x for x in store.entries if x["type"] == "branch_summary"]
+
+
+async def test_an_abandoned_branch_without_messages_writes_no_summary(tmp_path):
+    store, e = linear(tmp_path)
+    store.branch(e["a1"]["id"])
+    store.append_label(e["a1"]["id"], "mark")  # the abandoned segment: this label entry alone
+    fake = RecordingSummarizer()
+    result = await navigate(store, e["u3"]["id"], summarize=True, summarize_fn=fake)
+    assert result.summary_entry is None and not fake.calls
+    assert not [x for x in store.entries if x["type"] == "branch_summary"]
+    assert store.leaf_id == e["a2"]["id"]  # a user message target: the leaf moves to its parent
+
+
+async def test_an_empty_hook_summary_is_no_summary(tmp_path):
+    store, e = linear(tmp_path)
+    runner = HookRunner()
+    runner.on("session_before_tree", lambda event: {"summary": {"summary": "   "}})
+    fake = RecordingSummarizer(reply=lambda p: "NOTES")
+    result = await navigate(store, e["a1"]["id"], summarize=True, summarize_fn=fake, hooks=runner)
+    # pi treats an empty hook summary as none and summarises as usual; never an empty entry.
+    assert result.summary_entry is not None and "NOTES" in result.summary_entry["summary"]
+    assert result.summary_entry.get("fromHook") is None

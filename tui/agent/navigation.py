@@ -117,8 +117,9 @@ async def navigate_tree(
         before = await hooks.emit(SESSION_BEFORE_TREE, {"preparation": preparation}) or {}
         if before.get("cancel"):
             return NavigateResult(cancelled=True)
-        if summarize and before.get("summary"):
-            hook_summary = before["summary"]
+        supplied = before.get("summary")
+        if summarize and supplied and str(supplied.get("summary") or "").strip():
+            hook_summary = supplied  # an empty one counts as none, as pi's falsy check does
         if before.get("customInstructions") is not None:
             custom_instructions = before["customInstructions"]
         if before.get("replaceInstructions") is not None:
@@ -129,10 +130,12 @@ async def navigate_tree(
     new_leaf, editor_text = landing(store, target)
     summary_text = None
     details: dict[str, Any] | None = None
+    # Nothing abandoned (the target lies below the old leaf) or nothing in it to summarise: only the
+    # leaf moves, whatever the user chose (pi; delta B.1).
     if hook_summary is not None:
         summary_text = str(hook_summary["summary"])
         details = hook_summary.get("details")
-    elif summarize:
+    elif summarize and branch.entries:
         budget = max(0, context_window - settings.branch_summary.reserve_tokens)
         prepared = prepare_branch_entries(branch.entries, budget)
         job = generate_branch_summary(prepared, summarize_fn, custom_instructions, replace_instructions)
@@ -143,8 +146,9 @@ async def navigate_tree(
             if current is not None and current.cancelling():
                 raise  # the caller is being cancelled: not ours to swallow
             return NavigateResult(cancelled=True, aborted=True)
-        summary_text = written.summary
-        details = {"readFiles": written.read_files, "modifiedFiles": written.modified_files}
+        if written is not None:
+            summary_text = written.summary
+            details = {"readFiles": written.read_files, "modifiedFiles": written.modified_files}
 
     summary_entry = None
     if summary_text is not None:

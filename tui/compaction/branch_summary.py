@@ -133,11 +133,15 @@ async def generate_branch_summary(
     summarize: SummarizeFn | None,
     custom_instructions: str | None = None,
     replace_instructions: bool = False,
-) -> BranchSummary:
-    """The summary of a prepared branch; raises :class:`SummaryError`, an abort propagates."""
-    read_files, modified_files = compute_file_lists(preparation.file_ops)
+) -> BranchSummary | None:
+    """The summary of a prepared branch; raises :class:`SummaryError`, an abort propagates.
+
+    None when the branch holds no message: an empty or "No content to summarize" summary is never
+    written, since it would reach the model on every later turn (delta B.1).
+    """
     if not preparation.messages:
-        return BranchSummary(prompts.load("branch_summary_empty"), read_files, modified_files)
+        return None
+    read_files, modified_files = compute_file_lists(preparation.file_ops)
     if summarize is None:
         notes = build_fallback_summary(
             preparation.messages, read_files=read_files, modified_files=modified_files, reason=NO_SUMMARIZER
