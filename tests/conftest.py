@@ -19,5 +19,7 @@ for _name, _sub in (
     ("KOMPAKT_HOME", "kompakt"),
     ("KOMPAKT_CONFIG_DIR", "config"),
     ("KOMPAKT_PI_SESSIONS", "pi-sessions"),
+    ("PI_CODING_AGENT_DIR", "pi-agent"),  # pi's settings.json (sessionDir) is read from here
 ):
     os.environ[_name] = os.path.join(_HOME, _sub)
+os.environ.pop("PI_CODING_AGENT_SESSION_DIR", None)

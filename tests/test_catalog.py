@@ -90,3 +90,61 @@ def test_read_summary_rejects_headerless(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
     path.write_text('{"type":"message"}\n')
     assert read_summary(path, "pi") is None
+
+
+# --- pi's configured session directory (--session-dir > PI_CODING_AGENT_SESSION_DIR > sessionDir) ---------
+def test_pi_session_dir_precedence_and_tilde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from tui.session.catalog import pi_session_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    agent = tmp_path / "agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR", raising=False)
+    project = tmp_path / "project"
+    assert pi_session_dir(str(project)) is None
+    agent.mkdir()
+    (agent / "settings.json").write_text(json.dumps({"sessionDir": "~/from-user-settings"}))
+    assert pi_session_dir(str(project)) == tmp_path / "home" / "from-user-settings"
+    (project / ".pi").mkdir(parents=True)
+    (project / ".pi" / "settings.json").write_text(json.dumps({"sessionDir": "/from/project"}))
+    assert pi_session_dir(str(project)) == Path("/from/project")
+    monkeypatch.setenv("PI_CODING_AGENT_SESSION_DIR", "~/from-env")
+    assert pi_session_dir(str(project)) == tmp_path / "home" / "from-env"
+    assert pi_session_dir(str(project), "~/from-flag") == tmp_path / "home" / "from-flag"
+    (agent / "settings.json").write_text("{broken")
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR")
+    (project / ".pi" / "settings.json").unlink()
+    assert pi_session_dir(str(project)) is None  # a broken settings.json is no setting
+
+
+def test_continue_and_the_session_list_search_pis_configured_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.session.catalog import session_roots
+
+    flat = tmp_path / "pi-flat"
+    monkeypatch.setenv("PI_CODING_AGENT_SESSION_DIR", str(flat))
+    own = make(new_session_path("/w", tmp_path / "kh" / "sessions"), "kompakt question")
+    os.utime(own, (1, 1))
+    # pi writes flat files there, whatever their cwd, and pi's -c takes the newest of them.
+    theirs = make(flat / "2026-01-01T00-00-00-000Z_x.jsonl", "asked in pi elsewhere")
+    assert latest_session("/w") == theirs
+    listed = list_sessions(session_roots("/w"))
+    assert [s.path for s in listed] == [theirs, own] and listed[0].source == "pi"
+    monkeypatch.delenv("PI_CODING_AGENT_SESSION_DIR")
+    assert latest_session("/w") == own
+
+
+def test_session_dir_flag_stores_new_sessions_there_and_continue_finds_them(tmp_path: Path) -> None:
+    from tui.launch import Launch, open_session
+
+    flat = tmp_path / "chosen"
+    opened = open_session(Launch("new", cwd=tmp_path, session_dir=flat))
+    opened.store.append_message({"role": "user", "content": "hi", "timestamp": 0})
+    opened.store.close()
+    assert opened.store.path.parent == flat
+    again = open_session(Launch("continue", cwd=tmp_path / "elsewhere", session_dir=flat))
+    assert again.store.path == opened.store.path
+    again.store.close()

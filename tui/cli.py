@@ -718,7 +718,7 @@ def _report_draft(draft: Any, model: str, as_json: bool) -> int:
 
 
 # --- parser ----------------------------------------------------------------------------------
-def run_tui(launch_mode: str, path: str | None) -> int:
+def run_tui(launch_mode: str, path: str | None, session_dir: str | None = None) -> int:
     """Start the full-screen app (the only place Textual gets imported)."""
     from tui.launch import Launch
 
@@ -731,7 +731,12 @@ def run_tui(launch_mode: str, path: str | None) -> int:
         os.close(open_regular(Path(path), os.O_RDONLY))
     from tui.app import KompaktApp
 
-    app = KompaktApp(Launch(launch_mode, Path(path) if path else None))  # type: ignore[arg-type]
+    launch = Launch(launch_mode, Path(path) if path else None)  # type: ignore[arg-type]
+    if session_dir:
+        from tui.session.catalog import expand_home
+
+        launch.session_dir = Path(expand_home(session_dir))
+    app = KompaktApp(launch)
     app.run()
     # Textual prints a crash's traceback and sets return_code 1; an exit after a crash is never 0.
     return app.return_code or 0
@@ -844,6 +849,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--demo", action="store_true", help="open a copy of the bundled demo session (default: off)"
+    )
+    parser.add_argument(
+        "--session-dir",
+        metavar="DIR",
+        help="keep new sessions in DIR and search it first, as pi's --session-dir (default: "
+        "PI_CODING_AGENT_SESSION_DIR, else sessionDir in pi's settings.json, searched but not written)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -983,7 +994,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            return run_tui("demo" if args.demo else "continue" if args.continue_ else "new", None)
+            mode = "demo" if args.demo else "continue" if args.continue_ else "new"
+            return run_tui(mode, None, args.session_dir)
         return int(args.func(args) or 0)
     except (SessionError, UserError) as exc:
         print(f"kompakt: {exc}", file=sys.stderr)

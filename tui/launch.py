@@ -1,7 +1,7 @@
 """How kompakt was asked to start, and the session store that follows from it (no Textual here).
 
 ``kompakt`` starts a new session in the working directory (the file appears with the first entry),
-``-c`` continues the newest kompakt or pi session there, ``open FILE`` opens any pi-format file (read-only
+``-c`` continues the newest kompakt or pi session there (pi's configured session directory included), ``open FILE`` opens any pi-format file (read-only
 when another kompakt holds its lock), ``watch FILE`` follows a file another process writes, and
 ``--demo`` opens a fresh copy of the bundled demo session.
 """
@@ -25,6 +25,7 @@ class Launch:
     mode: LaunchMode = "new"
     path: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
+    session_dir: Path | None = None  # --session-dir: new sessions go there, and it is searched first
 
 
 @dataclass
@@ -68,11 +69,11 @@ def open_session(launch: Launch) -> OpenedSession:
         )
     path = launch.path
     if launch.mode == "continue":
-        path = latest_session(str(launch.cwd))
+        path = latest_session(str(launch.cwd), launch.session_dir)
         if path is None:
             notices.append("No earlier session here: starting a new one.")
     if path is None:
-        store = create_session(str(launch.cwd), defer=True)
+        store = create_session(str(launch.cwd), directory=launch.session_dir, defer=True)
         return OpenedSession(store, False, False, notices)
     store = SessionStore.open(path, on_locked="read_only")
     if store.read_only:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -637,15 +638,18 @@ class MainScreen(Screen[None]):
 
     def action_resume(self) -> None:
         from tui.screens.session_picker import SessionPicker
+        from tui.session.catalog import list_sessions, session_roots
 
-        self.app.push_screen(SessionPicker(), self._resume_chosen)
+        launch = self.kapp.launch  # pi's configured session directory is listed too
+        lister = partial(list_sessions, session_roots(str(launch.cwd), launch.session_dir))
+        self.app.push_screen(SessionPicker(lister), self._resume_chosen)
 
     async def _resume_chosen(self, path: Path | None) -> None:
         if path is not None:
-            await self._switch(Launch("open", path, self.kapp.launch.cwd))
+            await self._switch(Launch("open", path, self.kapp.launch.cwd, self.kapp.launch.session_dir))
 
     async def action_new_session(self) -> None:
-        await self._switch(Launch("new", cwd=self.kapp.launch.cwd))
+        await self._switch(Launch("new", cwd=self.kapp.launch.cwd, session_dir=self.kapp.launch.session_dir))
 
     async def _switch(self, launch: Launch) -> None:
         if self.agent is not None and (self.agent.is_streaming or self.agent.is_compacting):

@@ -2,16 +2,21 @@
 
 pi keeps sessions in ``~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl``; kompakt uses the same
 layout under its own data directory (``KOMPAKT_HOME`` or ``~/.kompakt``) so both open in either tool.
-Listing reads only each file's head (header, name, first user message), so it stays quick.
+pi can also be told to keep them in one flat directory of its own: ``--session-dir``, else
+``PI_CODING_AGENT_SESSION_DIR``, else ``sessionDir`` in pi's settings.json (``~`` expanded, the project's
+``.pi/settings.json`` over the user's); that directory is searched too, and like pi without a per-directory
+filter. Listing reads only each file's head (header, first user message) and finds the name with a byte
+search, so it stays quick.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -26,8 +31,75 @@ def kompakt_home() -> Path:
     return Path(os.environ.get("KOMPAKT_HOME") or Path.home() / ".kompakt")
 
 
-def pi_sessions_root() -> Path:
-    return Path(os.environ.get("KOMPAKT_PI_SESSIONS") or Path.home() / ".pi" / "agent" / "sessions")
+def expand_home(path: str) -> str:
+    """pi's ``~`` expansion: ``~`` alone and a leading ``~/`` only (not ``~user``)."""
+    if path == "~":
+        return str(Path.home())
+    if path.startswith("~/"):
+        return str(Path.home() / path[2:])
+    return path
+
+
+def pi_agent_dir(env: Mapping[str, str] | None = None) -> Path:
+    """pi's agent directory: ``PI_CODING_AGENT_DIR`` or ``~/.pi/agent``."""
+    env = os.environ if env is None else env
+    configured = env.get("PI_CODING_AGENT_DIR")
+    return Path(expand_home(configured)) if configured else Path.home() / ".pi" / "agent"
+
+
+def pi_sessions_root(env: Mapping[str, str] | None = None) -> Path:
+    """pi's default sessions tree (one ``--<cwd>--`` folder per working directory)."""
+    env = os.environ if env is None else env
+    override = env.get("KOMPAKT_PI_SESSIONS")
+    return Path(override) if override else pi_agent_dir(env) / "sessions"
+
+
+def _setting_session_dir(settings_file: Path) -> str | None:
+    try:
+        data = orjson.loads(settings_file.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None  # pi reports a broken settings.json itself; here it only means "not set"
+    value = data.get("sessionDir") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def pi_session_dir(
+    cwd: str | None = None, override: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> Path | None:
+    """pi's own session directory when one is configured: ``--session-dir`` (``override``), else
+    ``PI_CODING_AGENT_SESSION_DIR``, else ``sessionDir`` from pi's settings.json; None for the default."""
+    env = os.environ if env is None else env
+    if override:
+        return Path(expand_home(str(override)))
+    if configured := env.get("PI_CODING_AGENT_SESSION_DIR"):
+        return Path(expand_home(configured))
+    project = Path(cwd or os.getcwd()) / ".pi" / "settings.json"
+    setting = _setting_session_dir(project) or _setting_session_dir(pi_agent_dir(env) / "settings.json")
+    return Path(expand_home(setting)) if setting else None
+
+
+class SessionRoot(NamedTuple):
+    """A place sessions are searched: a per-directory tree (``--<cwd>--`` folders) or one flat folder."""
+
+    path: Path
+    source: str  # "kompakt" | "pi"
+    flat: bool = False
+
+
+def session_roots(cwd: str | None = None, session_dir: str | Path | None = None) -> list[SessionRoot]:
+    """kompakt's tree, pi's default tree and pi's configured directory (if any), without repeats."""
+    roots = [SessionRoot(sessions_root(), "kompakt"), SessionRoot(pi_sessions_root(), "pi")]
+    custom = pi_session_dir(cwd, session_dir)
+    if custom is not None:
+        roots.insert(0, SessionRoot(custom, "pi", flat=True))
+    seen: set[Path] = set()
+    unique = []
+    for root in roots:
+        key = root.path.expanduser().absolute()
+        if key not in seen:
+            seen.add(key)
+            unique.append(root)
+    return unique
 
 
 def sessions_root() -> Path:
@@ -58,13 +130,20 @@ def create_session(
     cwd: str,
     *,
     root: Path | None = None,
+    directory: Path | None = None,
     parent_session: str | None = None,
     defer: bool = False,
     fsync: FsyncMode = "always",
 ) -> SessionStore:
-    """A new session whose file name carries the header's own UUIDv7 and timestamp."""
+    """A new session whose file name carries the header's own UUIDv7 and timestamp.
+
+    It goes to ``root``'s folder for ``cwd`` (default: kompakt's tree), or straight into ``directory``
+    (a flat session directory such as ``--session-dir``).
+    """
     session_id, timestamp = uuid7(), now_iso()
     path = new_session_path(cwd, root, session_id=session_id, timestamp=timestamp)
+    if directory is not None:
+        path = directory / path.name
     return SessionStore.create(
         path,
         cwd=cwd,
@@ -165,30 +244,43 @@ def _last_name_in(data: bytes | mmap.mmap) -> str | None:
             return None
 
 
-def _files(root: Path) -> Iterable[Path]:
+def _files(root: Path, flat: bool) -> Iterable[Path]:
     if root.is_dir():
-        yield from root.glob("*/*.jsonl")
+        if not flat:
+            yield from root.glob("*/*.jsonl")
         yield from root.glob("*.jsonl")
 
 
 def list_sessions(
-    roots: Iterable[tuple[Path, str]] | None = None, cwd: str | None = None
+    roots: Iterable[tuple[Path, str] | SessionRoot] | None = None,
+    cwd: str | None = None,
+    *,
+    session_dir: str | Path | None = None,
 ) -> list[SessionSummary]:
-    """Valid sessions under the roots, newest first; only those of ``cwd`` when it is given."""
+    """Valid sessions under the roots, newest first; only those of ``cwd`` when it is given.
+
+    A flat root (pi's configured directory) is not filtered by ``cwd``: pi continues and lists
+    whatever that directory holds.
+    """
     if roots is None:
-        roots = [(sessions_root(), "kompakt"), (pi_sessions_root(), "pi")]
+        roots = session_roots(cwd, session_dir)
     found = []
-    for root, source in roots:
-        for path in _files(root):
-            if cwd is not None and path.parent.name != encode_cwd(cwd):
+    seen: set[Path] = set()
+    for root in roots:
+        path_root, source, flat = (*root, False)[:3]
+        for path in _files(Path(path_root), bool(flat)):
+            if not flat and cwd is not None and path.parent.name != encode_cwd(cwd):
                 continue
+            if path in seen:
+                continue
+            seen.add(path)
             summary = read_summary(path, source)
             if summary is not None:
                 found.append(summary)
     return sorted(found, key=lambda s: s.modified, reverse=True)
 
 
-def latest_session(cwd: str | None = None) -> Path | None:
+def latest_session(cwd: str | None = None, session_dir: str | Path | None = None) -> Path | None:
     """The most recently modified valid session for ``cwd`` (kompakt's or pi's), or None."""
-    sessions = list_sessions(cwd=cwd or os.getcwd())
+    sessions = list_sessions(cwd=cwd or os.getcwd(), session_dir=session_dir)
     return sessions[0].path if sessions else None
