@@ -237,6 +237,14 @@ class KompaktApp(App[None]):
         if main is not None:
             main.label_requested(message)
 
+    def on_session_tree_view_compaction_action_requested(self, message: Any) -> None:
+        """Shift+U in the full-screen tree: handled by the main screen, as for Shift+L."""
+        from tui.screens.main import MainScreen
+
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if main is not None:
+            main.compaction_action_requested(message)
+
     def on_settings_screen_saved(self, message: Any) -> None:
         """The settings screen saved: apply at once (the watcher ignores our own write)."""
         from tui.config.watcher import diff_settings

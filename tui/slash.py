@@ -31,6 +31,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "", "Open one of your kompakt or pi sessions"),
     SlashCommand("moa", "on|off", "Turn Mixture of Agents on or off"),
     SlashCommand("continue", "", "Let the agent carry on (after a spent iteration budget, an error or Esc)"),
+    SlashCommand(
+        "uncompact", "[id]", "Undo the latest compaction (or the one named): the leaf goes back to before it"
+    ),
     SlashCommand("name", "<text>", "Name this session"),
     SlashCommand("help", "", "Show keys and commands"),
 )

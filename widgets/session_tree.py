@@ -117,6 +117,7 @@ class SessionTreeView(ScrollView, can_focus=True):
         Binding("L,shift+l", "label", "Label", id="tree.label"),
         # Bound, so a capital L or T never reaches the search (as in pi 0.73.1).
         Binding("T,shift+t", "toggle_label_times", "Label times", show=False, id="tree.label_times"),
+        Binding("U,shift+u", "compaction('uncompact')", "Undo compaction", show=False, id="tree.uncompact"),
         Binding("backspace", "backspace", "Delete search char", show=False, id="tree.search.backspace"),
         Binding("escape", "escape", "Clear search / close", show=False, id="tree.escape"),
     ]
@@ -153,6 +154,19 @@ class SessionTreeView(ScrollView, can_focus=True):
             self.view = view
             self.entry_id = entry_id
             self.current_label = current_label
+
+        @property
+        def control(self) -> SessionTreeView:
+            return self.view
+
+    class CompactionActionRequested(Message):
+        """Shift+U on a row: undo that compaction (the main screen says so when it is not one)."""
+
+        def __init__(self, view: SessionTreeView, entry_id: str, action: str) -> None:
+            super().__init__()
+            self.view = view
+            self.entry_id = entry_id
+            self.action = action
 
         @property
         def control(self) -> SessionTreeView:
@@ -408,6 +422,10 @@ class SessionTreeView(ScrollView, can_focus=True):
         if selector is not None and selector.selected_id is not None:
             current = selector.tree.labels.get(selector.selected_id)
             self.post_message(self.LabelRequested(self, selector.selected_id, current))
+
+    def action_compaction(self, action: str) -> None:
+        if self.selected_id is not None:
+            self.post_message(self.CompactionActionRequested(self, self.selected_id, action))
 
     def action_toggle_label_times(self) -> None:
         if self.selector is None:

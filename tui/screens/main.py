@@ -342,6 +342,8 @@ class MainScreen(Screen[None]):
             self.run_agent("compact", argument or None)
         elif name == "continue":
             self.run_agent("continue")
+        elif name == "uncompact":
+            self.uncompact(argument or None)
         elif name == "tree":
             self.action_open_tree()
         elif name == "model":
@@ -501,6 +503,19 @@ class MainScreen(Screen[None]):
                 self.app.screen.pane.refresh_tree()
 
         self.app.push_screen(LabelDialog(event.current_label or ""), save)
+
+    @on(SessionTreeView.CompactionActionRequested)
+    def compaction_action_requested(self, event: SessionTreeView.CompactionActionRequested) -> None:
+        """Shift+U on a tree row (this screen's pane, or the full-screen tree via the app)."""
+        event.stop()
+        self.uncompact(event.entry_id)
+
+    @work(exclusive=True, group="navigate", exit_on_error=False)
+    async def uncompact(self, compaction_id: str | None) -> None:
+        """``/uncompact`` and Shift+U: see :func:`tui.screens.compaction_actions.undo_compaction`."""
+        from tui.screens.compaction_actions import undo_compaction
+
+        await undo_compaction(self, compaction_id)
 
     @work(exclusive=True, group="navigate", exit_on_error=False)
     async def navigate_to(self, entry_id: str) -> None:

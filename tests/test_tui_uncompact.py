@@ -1,0 +1,106 @@
+"""Undoing a compaction in the TUI: ``/uncompact`` and Shift+U on a tree row (offline, real session files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests import factories as f
+from tests.app_e2e_helpers import (
+    isolated_home,
+    main_screen,
+    make_app,
+    new_session,
+    ready,
+    screen_text,
+    settings_toml,
+    wait_until,
+)
+from tui.launch import Launch
+from tui.screens.dialogs import ConfirmDialog
+from tui.session.store import SessionStore
+
+SIZE = (120, 40)
+
+
+def compacted_session(tmp_path: Path, *, later: bool) -> tuple[Path, dict[str, str]]:
+    """Three turns, a compaction that keeps the last one, and (``later``) one more turn after it."""
+    store, ids = new_session(
+        tmp_path,
+        [("first question", "first answer"), ("second", "reply two"), ("third", "reply three")],
+        chars=400,
+    )
+    compaction = store.append_compaction("OLD TURNS WERE SUMMARISED", ids[4], 600)
+    names = {"first": ids[0], "parent": ids[-1], "compaction": compaction["id"], "kept": ids[4]}
+    if later:
+        names["later"] = store.append_message(f.user("after the compaction")["message"])["id"]
+    path = store.path
+    store.close()
+    return path, names
+
+
+def app_on(tmp_path: Path, monkeypatch, path: Path):
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    return make_app(home, Launch("open", path, tmp_path))
+
+
+async def submit(pilot, text: str) -> None:
+    screen = main_screen(pilot.app)
+    screen.prompt.focus()
+    screen.prompt.text = text
+    await pilot.press("enter")
+
+
+async def test_slash_uncompact_brings_the_summarised_turns_back_into_the_chat(tmp_path, monkeypatch):
+    path, names = compacted_session(tmp_path, later=False)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        assert store.build_context().messages[0]["role"] == "compactionSummary"
+        assert names["first"] not in [item.entry_id for item in screen.chat._items]
+        await submit(pilot, "/uncompact")
+        await wait_until(pilot, lambda: store.leaf_id == names["parent"], "the leaf moved")
+        chat_ids = lambda: [item.entry_id for item in screen.chat._items]  # noqa: E731
+        await wait_until(pilot, lambda: names["first"] in chat_ids(), "the old turns in the chat")
+        assert names["compaction"] not in chat_ids()
+        assert all(m["role"] != "compactionSummary" for m in store.build_context().messages)
+        assert any(note[0] == "Uncompacted" for note in app.notes)
+        await submit(pilot, "/uncompact")  # nothing left to undo on this path
+        await wait_until(pilot, lambda: any("Cannot undo" in n[1] for n in app.notes), "the refusal")
+    with SessionStore.open(path, read_only=True) as reopened:
+        assert reopened.leaf_id == names["parent"] and names["compaction"] in reopened.tree
+
+
+async def test_shift_u_on_a_compaction_row_asks_when_messages_came_after_it(tmp_path, monkeypatch):
+    path, names = compacted_session(tmp_path, later=True)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        await pilot.press("f2")
+        view = screen.tree_pane.view
+        await wait_until(pilot, lambda: view.has_focus and view.selector is not None, "the tree pane")
+        while view.selected_id != names["compaction"]:
+            await pilot.press("up")
+        await pilot.press("U")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        assert "1 message(s) were added" in screen_text(app)
+        await pilot.press("n")  # keep it
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), "the dialog closed")
+        assert store.leaf_id == names["later"]
+
+        view.focus()
+        await pilot.press("U")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question again")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: store.leaf_id == names["parent"], "the leaf moved")
+        assert store.tree.parent_of(names["later"]) == names["compaction"]  # kept on its branch
+        await wait_until(pilot, lambda: view.selector.leaf_id == names["parent"], "the tree redrawn")
+        # Shift+U on a row that is not a compaction says so and moves nothing.
+        view.focus()
+        while view.selected_id != names["kept"]:
+            await pilot.press("up")
+        await pilot.press("U")
+        await wait_until(pilot, lambda: any("not a compaction" in n[1] for n in app.notes), "the refusal")
+        assert store.leaf_id == names["parent"]
