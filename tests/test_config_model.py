@@ -80,9 +80,9 @@ def test_camel_case_and_snake_case_both_validate():
 
 
 def test_partial_tool_approval_keeps_the_other_defaults():
-    settings = Settings.model_validate({"tools": {"approval": {"bash": "auto", "mytool": "deny"}}})
+    settings = Settings.model_validate({"tools": {"approval": {"bash": "auto", "grep": "deny"}}})
     assert settings.tools.approval["bash"] == "auto"
-    assert settings.tools.approval["mytool"] == "deny"
+    assert settings.tools.approval["grep"] == "deny"
     assert settings.tools.approval["write"] == "ask"
 
 

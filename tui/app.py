@@ -47,12 +47,14 @@ def quick_ui_setting(key: str) -> object:
 
     from platformdirs import user_config_dir
 
+    from tui.fileio import read_regular
+
     base = os.environ.get("KOMPAKT_CONFIG_DIR") or user_config_dir("kompakt")
     value = None
     for path in (Path(base) / "settings.toml", Path.cwd() / ".kompakt" / "settings.toml"):
-        try:
-            ui = tomllib.loads(path.read_text(encoding="utf-8")).get("ui", {})
-        except (OSError, ValueError):
+        try:  # never blocks on a FIFO: the first frame waits for this
+            ui = tomllib.loads(read_regular(path, 4 << 20).decode("utf-8-sig")).get("ui", {})
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(ui, dict) and key in ui:
             value = ui[key]

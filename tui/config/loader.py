@@ -23,6 +23,7 @@ from tui.config.errors import SettingsError
 from tui.config.keys import deep_merge, find_by_prefix, flatten, split_key, unflatten
 from tui.config.model import Settings, flatten_settings
 from tui.config.validation import validate_layer
+from tui.fileio import NotRegularFileError, read_regular
 
 SETTINGS_FILE_NAME = "settings.toml"
 CONFIG_DIR_ENV = "KOMPAKT_CONFIG_DIR"
@@ -65,12 +66,30 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_hash(path: Path) -> str | None:
-    """Content hash of a file, or None when it does not exist."""
+# A settings file is a few kilobytes; a bigger one is refused rather than held in memory.
+MAX_SETTINGS_BYTES = 4 << 20
+
+
+def _read(path: Path) -> bytes | None:
+    """The bytes of a settings file, or None when it does not exist; never blocks on a FIFO or device."""
     try:
-        return content_hash(path.read_bytes())
+        return read_regular(path, MAX_SETTINGS_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except NotRegularFileError as exc:
+        raise SettingsError(f"{exc.strerror}, not a settings file", path=path) from None
+    except OSError as exc:
+        raise SettingsError(f"cannot read: {exc.strerror}", path=path) from None
+
+
+def file_hash(path: Path) -> str | None:
+    """Content hash of a file, or None when it does not exist; an unreadable path gets a hash of its error,
+    so that the watcher sees a change (and reports it) when a file turns into a directory or a loop."""
+    try:
+        data = _read(path)
+    except SettingsError as exc:
+        return "unreadable:" + exc.reason
+    return None if data is None else content_hash(data)
 
 
 @dataclass(frozen=True)
@@ -115,6 +134,8 @@ def parse_settings_text(text: str, path: Path | None = None) -> dict[str, Any]:
     """Parse TOML text; a syntax error becomes a SettingsError with the file and line."""
     try:
         return tomllib.loads(text)
+    except RecursionError:  # thousands of nested inline tables
+        raise SettingsError("invalid TOML: tables nested too deeply", path=path) from None
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         if message.endswith(_TOML_AT_END):
@@ -131,18 +152,18 @@ def parse_settings_text(text: str, path: Path | None = None) -> dict[str, Any]:
 
 def read_settings_file(path: Path, kind: LayerKind) -> tuple[SettingsLayer | None, str | None]:
     """Read and validate one settings file: its layer (None when missing) and its content hash."""
-    try:
-        raw = path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
+    raw = _read(path)
+    if raw is None:
         return None, None
-    except OSError as exc:
-        raise SettingsError(f"cannot read: {exc.strerror}", path=path) from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # editors on Windows start a UTF-8 file with a BOM
     except UnicodeDecodeError as exc:
         raise SettingsError(f"not UTF-8 text (byte {exc.start})", path=path) from None
     data = parse_settings_text(text, path)
-    validate_layer(data, path=path, text=text)
+    try:
+        validate_layer(data, path=path, text=text)
+    except RecursionError:
+        raise SettingsError("tables nested too deeply", path=path) from None
     return _layer(kind, path, data), content_hash(raw)
 
 

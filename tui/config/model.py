@@ -10,15 +10,21 @@ them. Constructing ``Settings()`` gives the pure defaults; layering files and th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from tui.config.choices import check_keymap, check_theme, check_tool_names, strict_bool
 from tui.config.keys import dict_value_type, flatten, join_key, model_class, unwrap_optional
 
 Approval = Literal["ask", "auto", "deny"]
+# A boolean setting takes true or false only (pydantic alone would read "yes" or 1 as true).
+Flag = Annotated[bool, BeforeValidator(strict_bool)]
+# Beyond any model's context window: a budget this large is a typo, not a setting.
+MAX_TOKENS = 100_000_000
+MAX_DELAY_MS = 3_600_000
 
 DEFAULT_TOOL_APPROVAL: dict[str, Approval] = {
     "bash": "ask",
@@ -46,20 +52,22 @@ class CompactionSettings(BaseModel):
 
     model_config = _SECTION_CONFIG
 
-    enabled: bool = Field(
+    enabled: Flag = Field(
         True, description="Compact automatically when the context gets close to the window."
     )
     reserve_tokens: int = Field(
         16384,
         ge=0,
+        le=MAX_TOKENS,
         description="Tokens kept free for the reply: compaction starts above (context window − reserveTokens).",
     )
     keep_recent_tokens: int = Field(
         20000,
         ge=0,
+        le=MAX_TOKENS,
         description="Roughly how many tokens of the most recent conversation stay verbatim after a compaction.",
     )
-    auto_continue: bool = Field(
+    auto_continue: Flag = Field(
         True, description="After an automatic compaction, let the agent carry on with the interrupted task."
     )
     remote_endpoint: str | None = Field(
@@ -72,7 +80,7 @@ class CompactionSettings(BaseModel):
         description="When the summarizer fails: 'fallback' uses a deterministic summary, 'abort' cancels the "
         "compaction.",
     )
-    calibrate: bool = Field(
+    calibrate: Flag = Field(
         True,
         description="Scale keepRecentTokens by the measured ratio between the provider's token counts and "
         "kompakt's estimates.",
@@ -118,15 +126,16 @@ class BranchSummarySettings(BaseModel):
 
     model_config = _SECTION_CONFIG
 
-    enabled: bool = Field(
+    enabled: Flag = Field(
         True, description="Offer to summarise the abandoned branch when you jump in the tree."
     )
     reserve_tokens: int = Field(
         16384,
         ge=0,
+        le=MAX_TOKENS,
         description="Tokens kept free when choosing how much of the old branch the summary may read.",
     )
-    skip_prompt: bool = Field(
+    skip_prompt: Flag = Field(
         False, description="Jump without asking 'Summarize branch?' (and without writing a summary)."
     )
 
@@ -136,14 +145,18 @@ class RetrySettings(BaseModel):
 
     model_config = _SECTION_CONFIG
 
-    enabled: bool = Field(True, description="Retry model calls that fail with a transient error.")
+    enabled: Flag = Field(True, description="Retry model calls that fail with a transient error.")
     max_retries: int = Field(3, ge=0, le=100, description="How many times a failed call is retried.")
     base_delay_ms: int = Field(
-        2000, ge=0, description="Delay before the first retry in milliseconds; it doubles on each attempt."
+        2000,
+        ge=0,
+        le=MAX_DELAY_MS,
+        description="Delay before the first retry in milliseconds; it doubles on each attempt.",
     )
     max_delay_ms: int = Field(
         60000,
         ge=0,
+        le=MAX_DELAY_MS,
         description="Longest wait between retries in milliseconds, also for server-requested delays.",
     )
 
@@ -154,10 +167,16 @@ class ModelOverride(BaseModel):
     model_config = _SECTION_CONFIG
 
     context_window: int | None = Field(
-        None, ge=1, description="Context window in tokens. Unset: taken from litellm's model map."
+        None,
+        ge=1,
+        le=MAX_TOKENS,
+        description="Context window in tokens. Unset: taken from litellm's model map.",
     )
     max_output_tokens: int | None = Field(
-        None, ge=1, description="Largest reply in tokens. Unset: taken from litellm's model map."
+        None,
+        ge=1,
+        le=MAX_TOKENS,
+        description="Largest reply in tokens. Unset: taken from litellm's model map.",
     )
     api_base: str | None = Field(
         None,
@@ -189,7 +208,7 @@ class ToolsSettings(BaseModel):
     @classmethod
     def _keep_defaults(cls, value: dict[str, Approval]) -> dict[str, Approval]:
         # A file that sets one tool must not drop the defaults of the others.
-        return {**DEFAULT_TOOL_APPROVAL, **value}
+        return {**DEFAULT_TOOL_APPROVAL, **check_tool_names(value, DEFAULT_TOOL_APPROVAL)}
 
 
 class AgentSettings(BaseModel):
@@ -198,7 +217,10 @@ class AgentSettings(BaseModel):
     model_config = _SECTION_CONFIG
 
     max_iterations: int = Field(
-        90, ge=1, description="Most model calls in one turn before the agent stops and hands back to you."
+        90,
+        ge=1,
+        le=100_000,
+        description="Most model calls in one turn before the agent stops and hands back to you.",
     )
 
 
@@ -211,7 +233,9 @@ class UiSettings(BaseModel):
     tree_filter_mode: Literal["default", "no-tools", "user-only", "labeled-only", "all"] = Field(
         "default", description="Filter the session tree starts with."
     )
-    show_timeline: bool = Field(True, description="Show the compaction timeline strip above the prompt.")
+    show_timeline: Flag = Field(True, description="Show the compaction timeline strip above the prompt.")
+
+    _check_theme = field_validator("theme")(check_theme)
 
 
 class SessionSettings(BaseModel):
@@ -241,15 +265,17 @@ class MoaSettings(BaseModel):
 
     model_config = _SECTION_CONFIG
 
-    enabled: bool = Field(False, description="Answer with a mixture of agents instead of a single model.")
+    enabled: Flag = Field(False, description="Answer with a mixture of agents instead of a single model.")
     reference_models: list[str] = Field(
         default_factory=list, description="litellm model names that each draft an answer."
     )
     aggregator: str | None = Field(
         None, description="Model that combines the drafts into the reply. Unset: the main model."
     )
-    max_concurrency: int = Field(4, ge=1, description="How many reference models run at the same time.")
-    timeout_s: float = Field(120.0, gt=0, description="Seconds to wait for each reference model.")
+    max_concurrency: int = Field(
+        4, ge=1, le=64, description="How many reference models run at the same time."
+    )
+    timeout_s: float = Field(120.0, gt=0, le=86_400, description="Seconds to wait for each reference model.")
 
 
 class Settings(BaseSettings):
@@ -294,6 +320,8 @@ class Settings(BaseSettings):
     hooks: HooksSettings = Field(default_factory=HooksSettings, description=HooksSettings.__doc__)
     session: SessionSettings = Field(default_factory=SessionSettings, description=SessionSettings.__doc__)
     moa: MoaSettings = Field(default_factory=MoaSettings, description=MoaSettings.__doc__)
+
+    _check_keymap = field_validator("keymap")(check_keymap)
 
     @classmethod
     def settings_customise_sources(

@@ -149,9 +149,9 @@ class _WatchState:
             self.hashes = {p: known.get(p) for p in self.files}
             return
         try:
-            result = load_settings(self.user_file, self.project_file, self.env)
+            result = await asyncio.to_thread(load_settings, self.user_file, self.project_file, self.env)
         except SettingsError as exc:
-            self.hashes = self._read_hashes()
+            self.hashes = await asyncio.to_thread(self._read_hashes)
             await self._report_error(exc)
             return
         self.settings, self.hashes = result.settings, self._result_hashes(result)
@@ -164,17 +164,18 @@ class _WatchState:
 
     async def check(self, grace_s: float) -> None:
         """Reload if a file's content changed since it was last seen, and report the outcome."""
-        current = self._read_hashes()
+        # File reads run in a thread: the event loop (and Ctrl+Q) never waits on the file system.
+        current = await asyncio.to_thread(self._read_hashes)
         if current == self.hashes:
             return
         if any(current[p] is None and self.hashes.get(p) is not None for p in self.files):
             # Some editors delete the file before writing the new one; give the new one time to appear.
             await asyncio.sleep(grace_s)
-            current = self._read_hashes()
+            current = await asyncio.to_thread(self._read_hashes)
             if current == self.hashes:
                 return
         try:
-            result = load_settings(self.user_file, self.project_file, self.env)
+            result = await asyncio.to_thread(load_settings, self.user_file, self.project_file, self.env)
         except SettingsError as exc:
             self.hashes = current
             await self._report_error(exc)

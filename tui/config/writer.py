@@ -26,9 +26,10 @@ from tomlkit.items import Table
 
 from tui.config.errors import SettingsError
 from tui.config.keys import join_key, resolve_key, split_key
-from tui.config.loader import content_hash, parse_settings_text
+from tui.config.loader import MAX_SETTINGS_BYTES, content_hash, parse_settings_text
 from tui.config.model import Settings
 from tui.config.validation import validate_layer
+from tui.fileio import read_regular
 
 _NEW_FILE_MODE = 0o644
 
@@ -47,9 +48,13 @@ def save_changes(path: Path, changes: Mapping[str, Any], *, ignore_hashes: set[s
     """
     path = _real_path(Path(path))
     try:
-        original = path.read_text("utf-8")
+        original = read_regular(path, MAX_SETTINGS_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         original = ""
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"not UTF-8 text (byte {exc.start})", path=path) from None
+    except OSError as exc:
+        raise SettingsError(f"cannot read: {exc.strerror}", path=path) from None
     parse_settings_text(original, path)  # a clear error with the line, before tomlkit sees a broken file
     document = tomlkit.parse(original)
     for dotted_key, value in changes.items():

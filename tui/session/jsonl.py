@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from tui import fileio
 from tui.session.errors import SessionAccessError, SessionFormatError
 from tui.session.shape import entry_problem, too_deep
 
@@ -40,61 +39,30 @@ class LoadProblem:
         return f"line {self.line} (byte {self.offset}): {self.reason}"
 
 
-_KINDS = {
-    stat.S_IFDIR: "a directory",
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-}
-
-
 def open_regular(path: Path, flags: int, what: str = "session file") -> int:
     """Open ``path`` without blocking on a FIFO, and only when it is a regular file; returns the fd."""
     try:
-        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+        return fileio.open_regular(path, flags, limit=MAX_SESSION_BYTES)
     except FileNotFoundError:
         raise SessionFormatError(f"{path}: no such {what}") from None
-    except IsADirectoryError:
-        raise SessionFormatError(f"{path}: is a directory, not a {what}") from None
+    except fileio.NotRegularFileError as exc:
+        raise SessionFormatError(f"{path}: is {exc.kind}, not a {what}") from None
+    except fileio.TooLargeError as exc:
+        raise SessionFormatError(f"{path}: {exc.strerror}") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise SessionAccessError(f"{path}: too many levels of symbolic links") from None
         raise SessionAccessError(f"{path}: cannot open: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-            raise SessionFormatError(f"{path}: is {kind}, not a {what}")
-        if info.st_size > MAX_SESSION_BYTES:
-            raise SessionFormatError(
-                f"{path}: {info.st_size:,} bytes, larger than the {MAX_SESSION_BYTES:,} kompakt reads"
-            )
-        # Regular files never block; clear the flag so later writes behave as usual.
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def read_fd(fd: int, path: Path, start: int = 0) -> bytes:
     """The bytes of ``fd`` from ``start`` to its end (capped at :data:`MAX_SESSION_BYTES`)."""
     try:
-        size = os.fstat(fd).st_size
-        # One read of the known size (no copies), then whatever a concurrent writer added meanwhile.
-        data = os.pread(fd, max(size - start, 0) + 1, start) if size > start else b""
-        chunks = [data]
-        total = len(data)
-        while data:
-            data = os.pread(fd, 1 << 20, start + total)
-            chunks.append(data)
-            total += len(data)
-            if total > MAX_SESSION_BYTES:
-                raise SessionFormatError(f"{path}: larger than the {MAX_SESSION_BYTES:,} bytes kompakt reads")
+        return fileio.read_fd(fd, path, MAX_SESSION_BYTES, start)
+    except fileio.TooLargeError as exc:
+        raise SessionFormatError(f"{path}: {exc.strerror}") from None
     except OSError as exc:
         raise SessionAccessError(f"{path}: cannot read: {exc.strerror}") from None
-    return chunks[0] if len(chunks) <= 2 and not chunks[-1] else b"".join(chunks)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -1,0 +1,177 @@
+"""Hostile settings files: refused with one clear error (never a traceback or a hang), or accepted.
+
+The corpus is tests/corpus/hostile_settings (reject_* and accept_*). A FIFO, a directory or a symlink
+loop at the settings path is made here: at start-up, and appearing while the watcher (and the app) run.
+Waits are for events with generous guards; nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import os
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.app_e2e_helpers import RecordingApp, isolated_home, ready, wait_until
+from tui.config import SettingsError, load_settings
+from tui.config.choices import BINDING_IDS, THEMES
+from tui.launch import Launch
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "corpus" / "hostile_settings"
+HEALTHY_SESSION = ROOT / "tests" / "corpus" / "hostile_sessions" / "healthy.jsonl"
+WAIT_S = 30.0
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.toml")), ids=lambda p: p.stem)
+def test_each_hostile_settings_file_is_refused_or_accepted(path: Path) -> None:
+    if path.name.startswith("accept_"):
+        load_settings(path, None, env={})
+        return
+    with pytest.raises(SettingsError) as caught:
+        load_settings(path, None, env={})
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_bom_is_accepted_and_the_file_read() -> None:
+    assert load_settings(CORPUS / "accept_bom.toml", None, env={}).settings.ui.theme == "nord"
+
+
+def _cli(tmp_path: Path, settings: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    target = config / "settings.toml"
+    if target.exists() or target.is_symlink():
+        target.unlink()
+    target.write_bytes(settings.read_bytes())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOMPAKT_")}
+    env |= {"KOMPAKT_CONFIG_DIR": str(config), "KOMPAKT_HOME": str(tmp_path / "home")}
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["reject_deep_inline_tables_3000", "reject_bool_yes", "reject_keymap_unknown_id"]
+)
+def test_the_cli_refuses_a_bad_settings_file_in_one_line(tmp_path: Path, name: str) -> None:
+    done = _cli(tmp_path, CORPUS / f"{name}.toml", "compact", "--dry-run", str(HEALTHY_SESSION))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "settings.toml" in done.stderr
+
+
+def test_the_binding_ids_and_themes_match_the_app() -> None:
+    """choices.py lists them for the core (no Textual there): a new binding must be added to it."""
+    from textual.binding import Binding
+    from textual.theme import BUILTIN_THEMES
+
+    import tui
+    import widgets
+
+    ids: set[str] = set()
+    names = ["tui.app"] + [
+        m.name
+        for package, prefix in ((tui, "tui."), (widgets, "widgets."))
+        for m in pkgutil.walk_packages(package.__path__, prefix)
+        if prefix == "widgets." or m.name.startswith("tui.screens")
+    ]
+    for name in names:
+        for _, cls in inspect.getmembers(importlib.import_module(name), inspect.isclass):
+            ids.update(b.id for b in getattr(cls, "BINDINGS", ()) or () if isinstance(b, Binding) and b.id)
+    assert ids == BINDING_IDS, f"add to / remove from tui/config/choices.py: {sorted(ids ^ BINDING_IDS)}"
+    assert set(BUILTIN_THEMES) == THEMES
+
+
+# --- the watcher --------------------------------------------------------------------------------
+async def _watch(user_file: Path, events: asyncio.Queue, stop: asyncio.Event, ready_event: asyncio.Event):
+    from tui.config.watcher import watch_settings
+
+    await watch_settings(
+        (user_file, None),
+        lambda settings, changes: events.put_nowait(("change", settings)),
+        stop,
+        set(),
+        on_error=lambda error: events.put_nowait(("error", error)),
+        env={},
+        initial=load_settings(user_file, None, env={}),
+        ready=ready_event,
+        debounce_ms=50,
+        idle_check_ms=500,
+    )
+
+
+async def _next(events: asyncio.Queue, kind: str) -> object:
+    while True:
+        got, value = await asyncio.wait_for(events.get(), WAIT_S)
+        if got == kind:
+            return value
+
+
+async def test_the_watcher_reports_a_fifo_a_directory_and_a_loop_and_keeps_watching(tmp_path: Path) -> None:
+    user_file = tmp_path / "settings.toml"
+    user_file.write_text('[ui]\ntheme = "nord"\n')
+    events: asyncio.Queue = asyncio.Queue()
+    stop, ready_event = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(_watch(user_file, events, stop, ready_event))
+    await asyncio.wait_for(ready_event.wait(), WAIT_S)
+    try:
+        user_file.unlink()
+        os.mkfifo(user_file)  # a read would block until a writer came: it must not be attempted
+        error = await _next(events, "error")
+        assert "is a FIFO, not a settings file" in str(error)
+        user_file.unlink()
+        user_file.mkdir()
+        error = await _next(events, "error")
+        assert "is a directory, not a settings file" in str(error)
+        user_file.rmdir()
+        user_file.symlink_to(tmp_path / "loop")
+        (tmp_path / "loop").symlink_to(user_file)
+        error = await _next(events, "error")
+        assert "symbolic links" in str(error)
+        user_file.unlink()
+        user_file.write_text('[ui]\ntheme = "gruvbox"\n')
+        settings = await _next(events, "change")
+        assert settings.ui.theme == "gruvbox"  # still watching
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, WAIT_S)
+
+
+# --- the app ------------------------------------------------------------------------------------
+async def test_the_app_starts_with_a_fifo_settings_file_and_quits_with_ctrl_q(tmp_path, monkeypatch) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    os.mkfifo(home.settings_file)
+    app = RecordingApp(Launch("new", cwd=tmp_path), start_background=False)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        await ready(pilot, app)
+        await wait_until(pilot, lambda: app.settings_error is not None, "the settings error")
+        assert "is a FIFO" in str(app.settings_error)
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: app._exit, "the app to quit")
+
+
+async def test_a_fifo_appearing_while_the_app_runs_does_not_freeze_it(tmp_path, monkeypatch) -> None:
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text('[ui]\ntheme = "nord"\n')
+    app = RecordingApp(Launch("new", cwd=tmp_path), start_background=False)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        await ready(pilot, app)
+        app.run_worker(app._watch_settings(), group="settings-watch", exclusive=True, exit_on_error=False)
+        await pilot.pause()
+        home.settings_file.unlink()
+        os.mkfifo(home.settings_file)
+        await wait_until(pilot, lambda: app.settings_error is not None, "the settings error")
+        assert "is a FIFO" in str(app.settings_error)
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: app._exit, "the app to quit")

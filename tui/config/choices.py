@@ -1,0 +1,132 @@
+"""The closed sets a setting must come from: binding ids, key names, themes, tool names, booleans.
+
+The core does not import Textual, so the binding ids and theme names are listed here; a test checks the
+lists against the app's bindings and Textual's themes, so a new binding fails the tests until it is
+added. Each ``check_*`` function returns the value or raises ``ValueError`` with the reason, for use as a
+pydantic validator.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+BINDING_IDS = frozenset(
+    {
+        "app.help", "app.quit",
+        "chat.copy", "chat.edit", "chat.next", "chat.previous",
+        "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
+        "dialog.summarize.back",
+        "help.close",
+        "main.cancel", "main.compact", "main.model", "main.new", "main.open_tree", "main.resume",
+        "main.settings", "main.toggle_timeline", "main.toggle_tree",
+        "model_picker.cancel", "model_picker.down", "model_picker.page_down", "model_picker.page_up",
+        "model_picker.up",
+        "progress.cancel",
+        "prompt.complete", "prompt.newline", "prompt.submit",
+        "session_picker.cancel", "session_picker.down", "session_picker.page_down", "session_picker.page_up",
+        "session_picker.up",
+        "settings.close", "settings.discard.no", "settings.discard.yes", "settings.save", "settings.target",
+        "timeline.cancel", "timeline.compact_now", "timeline.jump_boundary", "timeline.keep_down",
+        "timeline.keep_down_big", "timeline.keep_up", "timeline.keep_up_big", "timeline.reserve_down",
+        "timeline.reserve_down_big", "timeline.reserve_up", "timeline.reserve_up_big", "timeline.reset_what_if",
+        "timeline.switch_strategy", "timeline.toggle",
+        "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
+        "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only",
+        "tree.fold_or_up", "tree.label", "tree.label_times", "tree.navigate", "tree.page_down", "tree.page_up",
+        "tree.search.backspace", "tree.unfold_or_down", "tree.up",
+    }
+)  # fmt: skip
+
+# Textual's built-in themes (kompakt registers none of its own).
+THEMES = frozenset(
+    {
+        "ansi-dark", "ansi-light", "atom-one-dark", "atom-one-light", "catppuccin-frappe", "catppuccin-latte",
+        "catppuccin-macchiato", "catppuccin-mocha", "dracula", "flexoki", "gruvbox", "monokai", "nord",
+        "rose-pine", "rose-pine-dawn", "rose-pine-moon", "solarized-dark", "solarized-light", "textual-dark",
+        "textual-light", "tokyo-night",
+    }
+)  # fmt: skip
+
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+_NAMED_KEYS = frozenset(
+    {
+        "enter", "escape", "tab", "space", "backspace", "delete", "insert", "home", "end", "pageup", "pagedown",
+        "up", "down", "left", "right",
+        *(f"f{n}" for n in range(1, 25)),
+    }
+)  # fmt: skip
+
+
+def _closest(value: str, known: Iterable[str]) -> str:
+    import difflib
+
+    match = difflib.get_close_matches(value, sorted(known), n=1)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def _key_name_ok(name: str) -> bool:
+    if len(name) == 1 and name.isprintable() and not name.isspace():
+        return True
+    if name in _NAMED_KEYS:
+        return True
+    try:  # Textual also names a key by its character's Unicode name: question_mark, full_stop, ...
+        unicodedata.lookup(name.replace("_", " ").upper())
+    except KeyError:
+        return False
+    return True
+
+
+def check_keys(keys: str) -> str:
+    """A Textual key list (``"ctrl+k"``, ``"f9,ctrl+shift+p"``); raises ValueError naming the bad key."""
+    if not keys.strip():
+        raise ValueError("no key given")
+    for key in keys.split(","):
+        parts = key.strip().split("+")
+        *modifiers, name = parts
+        bad = [m for m in modifiers if m.lower() not in MODIFIERS]
+        if bad or not name or not _key_name_ok(name if len(name) == 1 else name.lower()):
+            raise ValueError(f"cannot parse the key {key.strip()!r} (e.g. 'ctrl+k', 'f9', 'shift+enter')")
+    return keys
+
+
+def check_keymap(keymap: dict[str, str]) -> dict[str, str]:
+    for binding_id, keys in keymap.items():
+        if binding_id not in BINDING_IDS:
+            raise ValueError(f"unknown binding id {binding_id!r}{_closest(binding_id, BINDING_IDS)}")
+        try:
+            check_keys(keys)
+        except ValueError as exc:
+            raise ValueError(f"{binding_id}: {exc}") from None
+    return keymap
+
+
+def check_theme(theme: str) -> str:
+    if theme not in THEMES:
+        raise ValueError(
+            f"unknown theme {theme!r}{_closest(theme, THEMES)}; themes: {', '.join(sorted(THEMES))}"
+        )
+    return theme
+
+
+def check_tool_names(approval: dict[str, Any], known: Iterable[str]) -> dict[str, Any]:
+    names = frozenset(known)
+    for tool in approval:
+        if tool not in names:
+            raise ValueError(
+                f"unknown tool {tool!r}{_closest(tool, names)}; tools: {', '.join(sorted(names))}"
+            )
+    return approval
+
+
+def strict_bool(value: Any) -> Any:
+    """true or false: a TOML boolean, or the words ``true``/``false`` (environment variables are text).
+
+    pydantic alone would take "yes", "on", 1 and "0" as booleans.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError("expected true or false")
