@@ -3,10 +3,12 @@
 Tests queue :class:`Reply` objects (text, tool calls, HTTP errors, a hang, a mid-stream disconnect) and
 point litellm at ``server.api_base`` with a model like ``openai/fake``. The server answers
 ``POST /v1/chat/completions`` with SSE (``data: {...}`` then ``data: [DONE]``) or plain JSON, records every
-request body, counts hits and notices when a client goes away mid-stream. Use it as ``async with
-FakeOpenAI() as server`` or through the fixture: ``from tests.fake_openai import fake_openai_fixture  # noqa:
-F401`` in a test module, then take a ``fake_openai`` argument. ``python -m tests.fake_openai --port N`` runs
-it standalone, answering every request with a default text reply (for benchmarks).
+request body, counts hits and the requests in flight at once, and notices when a client goes away
+mid-stream. :meth:`FakeOpenAI.route` answers requests by their content, for calls made in parallel.
+Use it as ``async with FakeOpenAI() as server`` or through the fixture: ``from tests.fake_openai import
+fake_openai_fixture  # noqa: F401`` in a test module, then take a ``fake_openai`` argument.
+``python -m tests.fake_openai --port N`` runs it standalone, answering every request with a default text
+reply (for benchmarks).
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ class Reply:
     body: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     chunks_before: int = 0
+    # Answer only once this many requests are in flight at the same time (a concurrency proof; after
+    # ``hold_limit`` seconds it answers anyway, and ``max_in_flight`` tells the test what happened).
+    hold_until_in_flight: int = 0
+    hold_limit: float = 30.0
 
     @classmethod
     def text_reply(
@@ -70,6 +76,7 @@ class Reply:
         cached_tokens: int = 0,
         reasoning: str = "",
         finish_reason: str = "stop",
+        hold_until_in_flight: int = 0,
     ) -> Reply:
         """Streamed ``chunk_size`` characters at a time; a rate overrides ``delay`` (one chunk = one token)."""
         if tokens_per_second:
@@ -82,6 +89,7 @@ class Reply:
             cached_tokens=cached_tokens,
             reasoning=reasoning,
             finish_reason=finish_reason,
+            hold_until_in_flight=hold_until_in_flight,
         )
 
     @classmethod
@@ -181,7 +189,11 @@ class FakeOpenAI:
         self.default = default or Reply.text_reply("ok")
         self.model = model
         self.model_replies: dict[str, deque[Reply]] = {}
+        self.routes: list[tuple[str, deque[Reply]]] = []
         self.hits: list[Hit] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._flight = asyncio.Condition()
         self.client_left = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -194,6 +206,10 @@ class FakeOpenAI:
     def script(self, model: str, *replies: Reply) -> None:
         """Queue replies for the requests that name ``model``; the others keep using the shared queue."""
         self.model_replies.setdefault(model, deque()).extend(replies)
+
+    def route(self, contains: str, *replies: Reply) -> None:
+        """Queue replies for the requests whose messages contain ``contains``, whatever order they come in."""
+        self.routes.append((contains, deque(replies)))
 
     def hits_for(self, model: str) -> list[Hit]:
         return [hit for hit in self.hits if hit.model == model]
@@ -242,10 +258,32 @@ class FakeOpenAI:
     # -- request handling --------------------------------------------------------------------------
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
+        async with self._flight:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self._flight.notify_all()
+        try:
+            return await self._answer(request)
+        finally:
+            async with self._flight:
+                self.in_flight -= 1
+                self._flight.notify_all()
+
+    async def _hold(self, reply: Reply) -> None:
+        async with self._flight:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._flight.wait_for(lambda: self.max_in_flight >= reply.hold_until_in_flight),
+                    reply.hold_limit,
+                )
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         hit = Hit(body=body, headers=dict(request.headers))
         self.hits.append(hit)
-        reply = self._next_reply(hit.model)
+        reply = self._next_reply(hit.model, json.dumps(body.get("messages")))
+        if reply.hold_until_in_flight:
+            await self._hold(reply)
         if reply.kind == "error":
             hit.ended_at = time.perf_counter()
             return web.json_response(reply.body, status=reply.status, headers=reply.headers)
@@ -267,7 +305,10 @@ class FakeOpenAI:
         hit.ended_at = time.perf_counter()
         return response
 
-    def _next_reply(self, model: str) -> Reply:
+    def _next_reply(self, model: str, messages: str = "") -> Reply:
+        for contains, routed in self.routes:
+            if routed and contains in messages:
+                return routed.popleft()
         scripted = self.model_replies.get(model)
         if scripted:
             return scripted.popleft()

@@ -19,6 +19,7 @@ from tests.compaction_helpers import (
     RecordingSummarizer,
     coding_session,
     compaction_settings,
+    is_short_summary_prompt,
     msg,
     new_store,
     scripted,
@@ -89,7 +90,11 @@ async def test_second_compaction_updates_the_first_summary(tmp_path):
         )
     fake = RecordingSummarizer(reply=scripted(history="SECOND NOTES"))
     result = await run(store, fake, settings=compaction_settings(keep=200))  # cuts at the last user message
-    (update,) = fake.prompts_containing("<previous-summary>\nFIRST NOTES")
+    (update,) = [
+        p
+        for p in fake.prompts_containing("<previous-summary>\nFIRST NOTES")
+        if not is_short_summary_prompt(p)
+    ]
     assert end_marker() not in update
     assert update.endswith(prompts.load("summary_update"))
     assert result.entry["summary"].startswith("SECOND NOTES")
@@ -112,7 +117,11 @@ async def test_second_compaction_summarises_what_the_first_one_kept(tmp_path):  
     expected_before = tokens_before(store.get_branch())
     fake = RecordingSummarizer(reply=scripted(history="SECOND NOTES"))
     result = await run(store, fake, settings=compaction_settings(keep=200))
-    (update,) = fake.prompts_containing("<previous-summary>\nFIRST NOTES")
+    (update,) = [
+        p
+        for p in fake.prompts_containing("<previous-summary>\nFIRST NOTES")
+        if not is_short_summary_prompt(p)
+    ]
     # The messages the first compaction kept are in the second one's input (0.58.3 dropped them).
     assert "Finally, run the tests" in update and "All green." in update
     assert "SECOND NOTES" in result.entry["summary"]
@@ -350,22 +359,48 @@ def loopback_provider(server: FakeOpenAI, max_retries: int = 0) -> Provider:
 
 
 async def test_compaction_through_litellm(tmp_path, fake_openai: FakeOpenAI):
-    fake_openai.queue(
-        Reply.text_reply("## Objective\nFix the parser", chunk_size=7),
-        Reply.text_reply("I fixed the parser."),
-    )
+    # The two calls run at once, so each reply goes to the request it answers.
+    fake_openai.route("at most three sentences", Reply.text_reply("I fixed the parser."))
+    fake_openai.queue(Reply.text_reply("## Objective\nFix the parser", chunk_size=7))
     store = new_store(tmp_path, coding_session())
     summarize = provider_summarize_fn(loopback_provider(fake_openai), MODEL)
     result = await run(store, summarize, settings=compaction_settings(keep=200))  # no split turn
     assert fake_openai.hit_count == 2
-    first = fake_openai.requests[0]
-    assert first["messages"][0] == {"role": "system", "content": prompts.load("summary_system")}
-    assert "<conversation>" in str(first["messages"][1]["content"])
-    assert [r["max_tokens"] for r in fake_openai.requests] == [4000, 512]  # 13,107 capped at 4,000
+    for request in fake_openai.requests:
+        assert request["messages"][0] == {"role": "system", "content": prompts.load("summary_system")}
+        assert "<conversation>" in str(request["messages"][1]["content"])
+    assert sorted(r["max_tokens"] for r in fake_openai.requests) == [512, 4000]  # 13,107 capped at 4,000
     summary = result.entry["summary"]
     assert summary.startswith("## Objective\nFix the parser\n\n<read-files>\na.py")
     assert result.entry["shortSummary"] == "I fixed the parser."
     assert store.build_context().messages[0]["role"] == "compactionSummary"
+
+
+async def test_the_short_summary_is_requested_while_the_main_one_is_in_flight(
+    tmp_path, fake_openai: FakeOpenAI
+):
+    # Each reply waits until two requests are open at the same time: with the short summary asked for
+    # after the main one, the server would see one request at a time (max_in_flight 1).
+    fake_openai.route(
+        "at most three sentences", Reply.text_reply("I fixed the parser.", hold_until_in_flight=2)
+    )
+    fake_openai.queue(Reply.text_reply("## Objective\nFix the parser", hold_until_in_flight=2))
+    store = new_store(tmp_path, coding_session())
+    summarize = provider_summarize_fn(loopback_provider(fake_openai), MODEL)
+    result = await run(store, summarize, settings=compaction_settings(keep=200))
+    assert fake_openai.max_in_flight == 2
+    assert result.entry["summary"].startswith("## Objective")
+    assert result.entry["shortSummary"] == "I fixed the parser."
+    # A split turn: history, turn prefix and short summary, all three at once.
+    fake_openai.hits.clear()
+    fake_openai.max_in_flight = 0
+    fake_openai.route("at most three sentences", Reply.text_reply("SHORT", hold_until_in_flight=3))
+    fake_openai.default = Reply.text_reply("NOTES", hold_until_in_flight=3)
+    for message in (f.user("big task " + T100), *(f.assistant(f"step {n} " + T100) for n in range(4))):
+        store.append_message(msg(message))
+    result = await run(store, summarize, settings=compaction_settings(keep=250))
+    assert fake_openai.hit_count == 3 and fake_openai.max_in_flight == 3
+    assert result.entry["shortSummary"] == "SHORT"
 
 
 async def test_a_provider_error_through_litellm_falls_back(tmp_path, fake_openai: FakeOpenAI):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 import prompts
@@ -11,6 +13,7 @@ from tui.compaction.errors import SummaryError
 from tui.compaction.fallback import MAX_CHARS, build_fallback_summary
 from tui.compaction.plan import CompactionPlan, prepare_compaction
 from tui.compaction.summarizer import (
+    RETURNS_SHORT_SUMMARY,
     SummaryBudgets,
     SummaryText,
     build_summary_prompt,
@@ -191,20 +194,72 @@ async def test_short_summary_failure_keeps_the_main_summary():
 
 async def test_a_short_summary_that_comes_with_the_answer_is_not_asked_for_again():
     plan = plan_of([*_split_entries()[:3], f.assistant("x " + T100)], keep=150)
+    # A summarizer that says it sends the short summary along (as remote_summarize_fn does).
     fake = RecordingSummarizer(reply=lambda p: SummaryText("MAIN", "ALREADY SHORT"))
+    setattr(fake, RETURNS_SHORT_SUMMARY, True)
     result = await summarize_plan(plan, fake, BUDGETS)
     assert result.short_summary == "ALREADY SHORT"
     assert not any(is_short_summary_prompt(c.prompt) for c in fake.calls)
+    # When such an answer comes without one, it is asked for after all.
+    fake = RecordingSummarizer(reply=lambda p: "SHORT" if is_short_summary_prompt(p) else SummaryText("MAIN"))
+    setattr(fake, RETURNS_SHORT_SUMMARY, True)
+    assert (await summarize_plan(plan, fake, BUDGETS)).short_summary == "SHORT"
 
 
-async def test_short_summary_reads_the_kept_messages_and_the_new_notes():
-    plan = plan_of([*_split_entries()[:3], f.assistant("kept reply " + T100)], keep=150)
+async def test_short_summary_reads_the_whole_story_not_the_new_notes():
+    # It runs beside the main summary, so it cannot read the notes being written: it reads the
+    # earlier notes, the messages being compacted and the kept ones.
+    entries = [
+        f.user("old " + T100),
+        f.compaction("EARLIER NOTES", 0),
+        f.user("first task " + T100),
+        f.assistant("done " + T100),
+        f.user("second task " + T100),
+        f.assistant("kept reply " + T100),
+    ]
+    plan = plan_of(entries, keep=150)
     fake = RecordingSummarizer(reply=scripted(history="THE NOTES"))
     await summarize_plan(plan, fake, BUDGETS, additional_context=["hook line"])
     (short_prompt,) = [c.prompt for c in fake.calls if is_short_summary_prompt(c.prompt)]
-    assert "kept reply" in short_prompt
-    assert "<previous-summary>\nTHE NOTES\n</previous-summary>" in short_prompt
+    assert "first task" in short_prompt and "kept reply" in short_prompt
+    assert "<previous-summary>\nEARLIER NOTES\n</previous-summary>" in short_prompt
+    assert "THE NOTES" not in short_prompt
     assert "- hook line" in short_prompt
+
+
+async def test_short_summary_starts_while_the_main_summary_is_still_running():
+    plan = plan_of([*_split_entries()[:3], f.assistant("x " + T100)], keep=150)
+    gate = asyncio.Event()
+    fake = RecordingSummarizer(reply=scripted(), gate=gate)
+    job = asyncio.ensure_future(summarize_plan(plan, fake, BUDGETS))
+    # Both calls are made before either answers (the gate holds every answer back).
+    while len(fake.calls) < 2:
+        await asyncio.sleep(0)
+        assert not job.done()
+    assert sorted(is_short_summary_prompt(c.prompt) for c in fake.calls) == [False, True]
+    gate.set()
+    result = await job
+    assert result.short_summary == "SHORT" and result.summary.startswith("HISTORY NOTES")
+
+
+async def test_a_failed_main_summary_cancels_the_short_one():
+    plan = plan_of([*_split_entries()[:3], f.assistant("x " + T100)], keep=150)
+    started, cancelled = asyncio.Event(), []
+
+    async def summarize(system: str, prompt: str, max_tokens: int) -> str:
+        if is_short_summary_prompt(prompt):
+            started.set()
+            try:
+                await asyncio.Event().wait()  # only a cancellation ends it
+            except asyncio.CancelledError:
+                cancelled.append(True)
+                raise
+        await started.wait()
+        raise RuntimeError("main model down")
+
+    with pytest.raises(SummaryError, match="main model down"):
+        await summarize_plan(plan, summarize, BUDGETS)
+    assert cancelled == [True]  # nothing is left running unobserved
 
 
 def test_strip_end_marker_cuts_everything_after_it():

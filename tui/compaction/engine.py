@@ -151,7 +151,9 @@ def prepare_session_compaction(
     if prune and path and path[-1].get("type") != "compaction":
         pruning = plan_pruning(path)
     planned_path = [*path, _prune_fields(pruning)] if pruning else path
-    return PreparedCompaction(pruning, planned_path, plan_for_strategy(planned_path, settings, context_window))
+    return PreparedCompaction(
+        pruning, planned_path, plan_for_strategy(planned_path, settings, context_window)
+    )
 
 
 def reserve_fills_window(reserve_tokens: int, context_window: int) -> bool:

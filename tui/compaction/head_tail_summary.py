@@ -6,12 +6,13 @@ the size target of Hermes §2.5 as guidance. The stored text is then ``fold_prot
 messages (the head, and the latest request when it lies before the tail) copied word for word in front
 of the notes, because pi's format has room for one kept range only (see ``head_tail``); they are
 written as the summarizer's transcript, so images become placeholders and tool outputs stop at 2,000 chars. The optional
-short summary follows the keep-recent path: if it fails the compaction goes on without it.
+short summary is written beside the notes, as on the keep-recent path: if it fails the compaction goes on
+without it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 
 import prompts
@@ -22,10 +23,11 @@ from tui.compaction.summarizer import (
     PlanSummary,
     SummarizeFn,
     SummaryBudgets,
+    answers_with_short_summary,
     finish_summary,
     generate_short_summary,
     generate_summary,
-    strip_end_marker,
+    with_short_summary,
 )
 from tui.compaction.summary_input import summarizer_transcript
 
@@ -62,8 +64,9 @@ async def summarize_head_tail(
     prompt_override: str | None = None,
     short_summary: bool = True,
 ) -> PlanSummary:
-    """The notes for the middle (not yet folded), with file tags, tool trail and end marker."""
-    notes = await generate_summary(
+    """The notes for the middle (not yet folded), with file tags, tool trail and end marker; the short
+    summary is written at the same time."""
+    notes_job = generate_summary(
         plan.messages_to_summarize,
         summarize,
         budgets.history,
@@ -72,15 +75,26 @@ async def summarize_head_tail(
         additional_context=additional_context,
         prompt_override=prompt_override or base_prompt(plan),
     )
+    story = [*plan.head_messages, *plan.messages_to_summarize, *plan.recent_messages]
+
+    def short_job() -> Awaitable[str]:
+        return generate_short_summary(
+            story,
+            summarize,
+            budgets.short,
+            previous_summary=plan.previous_summary,
+            additional_context=additional_context,
+        )
+
+    parallel = short_summary and not answers_with_short_summary(summarize)
+    notes, short, short_error = await with_short_summary(notes_job, short_job if parallel else None)
     read_files, modified_files = compute_file_lists(plan.file_ops)
     summary = finish_summary(notes, read_files, modified_files, plan.messages_to_summarize)
-    short = getattr(notes, "short_summary", None)
-    short_error = None
-    if short is None and short_summary:
-        try:
-            short = await generate_short_summary(
-                plan.recent_messages, strip_end_marker(notes), summarize, budgets.short, additional_context
-            )
-        except SummaryError as exc:
-            short_error = str(exc)
+    if short is None and short_error is None:
+        short = getattr(notes, "short_summary", None)
+        if short is None and short_summary and not parallel:
+            try:
+                short = await short_job()
+            except SummaryError as exc:
+                short_error = str(exc)
     return PlanSummary(summary, str(short) if short else None, read_files, modified_files, short_error)

@@ -4,8 +4,9 @@ Every call sends the summary system prompt and one user message: the transcript 
 the earlier notes in ``<previous-summary>`` (which switches to the update prompt), hook lines in
 ``<additional-context>``, the base prompt and the user's "Additional focus". A split turn is summarised
 in two parallel calls and merged; when the turn has no earlier history the previous summary is carried
-forward (DESIGN.md deviation 3). The short summary (oh-my-pi) follows the main one and is optional: if
-it fails, the compaction goes on without it. The stored text is the notes, the file tags, the tool-call
+forward (DESIGN.md deviation 3). The short summary (oh-my-pi) is written at the same time as the main
+one, from the earlier notes and the messages, and is optional: if it fails, the compaction goes on
+without it. The stored text is the notes, the file tags, the tool-call
 trail and an end marker, so that a weak model reading the summary knows where it stops. Budgets follow
 pi and are capped by the model's output limit (pi #4390).
 """
@@ -16,6 +17,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import prompts
 from tui.compaction.errors import SummaryError
@@ -24,6 +26,8 @@ from tui.compaction.plan import CompactionPlan
 from tui.compaction.summary_input import summarizer_transcript
 from tui.compaction.tool_trail import format_trail
 from tui.session.entries import Message
+
+T = TypeVar("T")
 
 # (system_prompt, user_prompt, max_tokens) → summary text.
 SummarizeFn = Callable[[str, str, int], Awaitable[str]]
@@ -156,21 +160,60 @@ async def generate_turn_prefix_summary(
     return await call_summarizer(summarize, prompt, max_tokens, "Turn prefix summarization failed")
 
 
+# A summarize function with this attribute set answers with the short summary too (a remote endpoint):
+# no separate call is made for it.
+RETURNS_SHORT_SUMMARY = "returns_short_summary"
+
+
+def answers_with_short_summary(summarize: SummarizeFn) -> bool:
+    return bool(getattr(summarize, RETURNS_SHORT_SUMMARY, False))
+
+
 async def generate_short_summary(
-    recent_messages: Sequence[Message],
-    summary: str,
+    messages: Sequence[Message],
     summarize: SummarizeFn,
     max_tokens: int,
+    *,
+    previous_summary: str | None = None,
     additional_context: Sequence[str] = (),
 ) -> str:
-    """oh-my-pi's two-or-three-sentence description, from the kept messages and the new notes."""
+    """oh-my-pi's two-or-three-sentence description of the work, from the whole story the context will
+    tell: the earlier notes, the messages being compacted and the kept ones. It needs none of the notes
+    being written, so it runs beside the main summary (one call's wait, not two)."""
     prompt = build_summary_prompt(
-        summarizer_transcript(recent_messages),
+        summarizer_transcript(messages),
         prompts.load("summary_short"),
-        previous_summary=summary,
+        previous_summary=previous_summary,
         additional_context=additional_context,
     )
     return await call_summarizer(summarize, prompt, max_tokens, "Short summary failed")
+
+
+async def with_short_summary(
+    main: Awaitable[T], short: Callable[[], Awaitable[str]] | None
+) -> tuple[T, str | None, str | None]:
+    """Run ``main`` and the short summary at the same time: ``(main's result, short, short's error)``.
+
+    A failed short summary is only reported; a failed or cancelled main cancels the short one.
+    """
+    if short is None:
+        return await main, None, None
+
+    async def guarded() -> tuple[str | None, str | None]:
+        try:
+            return await short(), None
+        except SummaryError as exc:
+            return None, str(exc)
+
+    short_task = asyncio.ensure_future(guarded())
+    try:
+        result = await main
+    except BaseException:
+        short_task.cancel()
+        await asyncio.gather(short_task, return_exceptions=True)
+        raise
+    text, error = await short_task
+    return result, text, error
 
 
 def merge_split_turn(history: str, prefix: str) -> str:
@@ -225,11 +268,25 @@ async def summarize_plan(
     prompt_override: str | None = None,
     short_summary: bool = True,
 ) -> PlanSummary:
-    """All the summaries a plan needs, assembled into the text to store."""
+    """All the summaries a plan needs, assembled into the text to store; every call runs at once."""
     history_job = _history_text(
         plan, summarize, budgets, custom_instructions, additional_context, prompt_override
     )
-    if plan.is_split_turn and plan.turn_prefix_messages:
+    story = [*plan.messages_to_summarize, *plan.turn_prefix_messages, *plan.recent_messages]
+
+    def short_job() -> Awaitable[str]:
+        return generate_short_summary(
+            story,
+            summarize,
+            budgets.short,
+            previous_summary=plan.previous_summary,
+            additional_context=additional_context,
+        )
+
+    async def main_text() -> tuple[str, str]:
+        if not (plan.is_split_turn and plan.turn_prefix_messages):
+            history = await history_job
+            return history, history
         prefix_job = generate_turn_prefix_summary(plan.turn_prefix_messages, summarize, budgets.turn_prefix)
         # A task group cancels the other call as soon as one fails, so nothing runs on unobserved.
         try:
@@ -239,21 +296,21 @@ async def summarize_plan(
         except* SummaryError as failures:
             raise failures.exceptions[0] from None
         history = history_task.result()
-        text = merge_split_turn(history, prefix_task.result())
-    else:
-        history = await history_job
-        text = history
+        return history, merge_split_turn(history, prefix_task.result())
+
+    parallel = short_summary and not answers_with_short_summary(summarize)
+    (history, text), short, short_error = await with_short_summary(
+        main_text(), short_job if parallel else None
+    )
     read_files, modified_files = compute_file_lists(plan.file_ops)
     compacted = [*plan.messages_to_summarize, *plan.turn_prefix_messages]
     summary = finish_summary(text, read_files, modified_files, compacted)
-
-    short: str | None = getattr(history, "short_summary", None)
-    short_error = None
-    if short is None and short_summary:
-        try:
-            short = await generate_short_summary(
-                plan.recent_messages, text, summarize, budgets.short, additional_context
-            )
-        except SummaryError as exc:
-            short_error = str(exc)
+    if short is None and short_error is None:
+        short = getattr(history, "short_summary", None)
+        if short is None and short_summary and not parallel:
+            # The endpoint that usually sends it along did not this time: ask for it now.
+            try:
+                short = await short_job()
+            except SummaryError as exc:
+                short_error = str(exc)
     return PlanSummary(summary, str(short) if short else None, read_files, modified_files, short_error)

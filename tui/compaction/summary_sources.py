@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui.compaction.errors import SummaryError
-from tui.compaction.summarizer import SummarizeFn, SummaryText
+from tui.compaction.summarizer import RETURNS_SHORT_SUMMARY, SummarizeFn, SummaryText
 
 if TYPE_CHECKING:
     from tui.agent.provider import Provider
@@ -158,4 +158,6 @@ def remote_summarize_fn(endpoint_url: str, *, timeout_s: float = REMOTE_TIMEOUT_
         short = body.get("shortSummary")
         return SummaryText(summary, short if isinstance(short, str) and short.strip() else None)
 
+    # The endpoint sends the short summary with the main one: no separate call is made for it.
+    setattr(summarize, RETURNS_SHORT_SUMMARY, True)
     return summarize
