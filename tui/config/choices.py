@@ -35,7 +35,7 @@ BINDING_IDS = frozenset(
         "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
         "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only",
         "tree.fold_or_up", "tree.label", "tree.label_times", "tree.navigate", "tree.page_down", "tree.page_up",
-        "tree.search.backspace", "tree.unfold_or_down", "tree.up",
+        "tree.search.backspace", "tree.uncompact", "tree.unfold_or_down", "tree.up",
     }
 )  # fmt: skip
 
