@@ -208,7 +208,10 @@ class ToolsSettings(BaseModel):
     @classmethod
     def _keep_defaults(cls, value: dict[str, Approval]) -> dict[str, Approval]:
         # A file that sets one tool must not drop the defaults of the others.
-        return {**DEFAULT_TOOL_APPROVAL, **check_tool_names(value, DEFAULT_TOOL_APPROVAL)}
+        return {
+            **DEFAULT_TOOL_APPROVAL,
+            **check_tool_names(value, [*DEFAULT_TOOL_APPROVAL, "*"]),
+        }  # "*": every other tool
 
 
 class AgentSettings(BaseModel):
