@@ -20,9 +20,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import OptionList, TextArea
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from widgets.ordered_keys import OrderedTextArea
 from widgets.prompt_history import PromptHistory, append_history, read_history
 from widgets.slash_commands import SLASH_COMMANDS, SlashCommand, complete
 from widgets.stream_text import sanitize_keep_tabs
@@ -41,7 +42,7 @@ def human_size(size: int) -> str:
     return f"{size / 1000:.0f} KB"
 
 
-class PromptInput(TextArea):
+class PromptInput(OrderedTextArea):
     """Multi-line prompt with history, slash-command completion and collapsed huge pastes."""
 
     DEFAULT_CSS = """

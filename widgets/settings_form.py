@@ -25,6 +25,7 @@ from textual.widgets import Input, Select, Static, Switch, TextArea
 
 from tui.config import LoadResult, SettingsError, validate_change, value_sources
 from tui.config.loader import ValueSource
+from widgets.ordered_keys import OrderedInput, OrderedTextArea
 from widgets.setting_values import (
     FieldSpec,
     TargetKind,
@@ -85,11 +86,11 @@ class SettingRow(Vertical):
                 [(c, c) for c in choices], value=value, allow_blank=spec.optional, compact=True, id=widget_id
             )
         if spec.kind == "table":
-            editor = TextArea(format_value(spec, value), id=widget_id, soft_wrap=False, tab_behavior="indent")
+            editor = OrderedTextArea(format_value(spec, value), id=widget_id, soft_wrap=False, tab_behavior="indent")
             editor.compact = True
             return editor
         placeholder = "unset (default)" if spec.optional else ""
-        return Input(
+        return OrderedInput(
             format_value(spec, value),
             placeholder=placeholder,
             type=_INPUT_TYPES.get(spec.kind, "text"),

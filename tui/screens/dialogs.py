@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from widgets.ordered_keys import OrderedInput, OrderedTextArea
 from widgets.progress_indicator import ProgressIndicator
 
 SummaryChoice = Literal["none", "summarize"] | tuple[Literal["custom"], str]
@@ -34,7 +35,7 @@ _DIALOG_CSS = """
 """
 
 
-class SummaryEditor(TextArea):
+class SummaryEditor(OrderedTextArea):
     """The custom-instructions editor: Enter submits, Ctrl+J (or Shift+Enter) adds a line."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -146,7 +147,7 @@ class LabelDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Label (empty to remove):", classes="dialog-title", markup=False)
-            yield Input(self._current, id="label-input", select_on_focus=False)
+            yield OrderedInput(self._current, id="label-input", select_on_focus=False)
             yield Static("Enter save · Esc cancel", classes="dialog-hint")
 
     @on(Input.Submitted, "#label-input")

@@ -27,6 +27,7 @@ from tui.agent.errors import KEY_ENV_VARS, key_env_var
 from tui.agent.model_map import chat_models, context_window
 from tui.agent.offline import OFFLINE_MODEL
 from tui.config import Settings
+from widgets.ordered_keys import OrderedInput
 from widgets.safe_text import sanitize
 
 ChoiceKind = Literal["offline", "local", "configured", "map"]
@@ -158,7 +159,7 @@ chooses, **Esc** cancels. **✓** means the provider's API key is set in the env
     def compose(self) -> ComposeResult:
         with Vertical(id="model-picker"):
             yield Static(Text("Choose a model"), id="model-picker-title")
-            yield Input(placeholder="Search models…", id="model-search")
+            yield OrderedInput(placeholder="Search models…", id="model-search")
             yield OptionList(Option(Text("loading…"), disabled=True), id="model-list")
             yield Static(
                 Text("✓ key set in the environment · local: a configured server · Enter chooses"),

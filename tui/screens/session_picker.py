@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from tui.session.catalog import SessionSummary, list_sessions
+from widgets.ordered_keys import OrderedInput
 from widgets.safe_text import sanitize
 
 _TITLE_WIDTH = 60
@@ -91,7 +92,7 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
     def compose(self) -> ComposeResult:
         with Vertical(id="session-picker"):
             yield Static(Text("Open a session"), id="session-picker-title")
-            yield Input(placeholder="Search sessions…", id="session-search")
+            yield OrderedInput(placeholder="Search sessions…", id="session-search")
             yield DataTable(id="session-table", cursor_type="row", zebra_stripes=True)
             yield Static(Text("loading…"), id="session-status")
 
