@@ -65,7 +65,7 @@ async def test_slash_uncompact_brings_the_summarised_turns_back_into_the_chat(tm
         await wait_until(pilot, lambda: names["first"] in chat_ids(), "the old turns in the chat")
         assert names["compaction"] not in chat_ids()
         assert all(m["role"] != "compactionSummary" for m in store.build_context().messages)
-        assert any(note[0] == "Uncompacted" for note in app.notes)
+        assert any(note[0] == "Uncompacted" for note in app.notes), app.notes
         await submit(pilot, "/uncompact")  # nothing left to undo on this path
         await wait_until(pilot, lambda: any("Cannot undo" in n[1] for n in app.notes), "the refusal")
     with SessionStore.open(path, read_only=True) as reopened:

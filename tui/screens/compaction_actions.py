@@ -49,7 +49,7 @@ async def undo_compaction(screen: MainScreen, compaction_id: str | None) -> bool
             return False
     uncompact(store, plan)
     await screen.chat.load_messages(chat_entries(store))
-    screen._after_store_change()
+    screen.session_changed()
     from tui.screens.tree_screen import TreeScreen
 
     if isinstance(screen.app.screen, TreeScreen):  # Shift+U in the full-screen tree
