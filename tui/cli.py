@@ -466,6 +466,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     store = open_session(args.file)
     leaf = _leaf(store, args.leaf)
+    if args.jsonl:
+        return _export_jsonl(store, args, leaf)
     fmt = "html" if args.html else "md"
     if args.output == "-":
         sys.stdout.write(render_export(store, fmt, leaf, args.all_branches))
@@ -475,6 +477,25 @@ def cmd_export(args: argparse.Namespace) -> int:
         written = export_session(
             store, fmt, Path(args.output) if args.output else None, leaf, args.all_branches
         )
+    except OSError as exc:
+        raise UserError(f"cannot write the export: {exc}") from None
+    print(written)
+    return 0
+
+
+def _export_jsonl(store: SessionStore, args: argparse.Namespace, leaf: str | None) -> int:
+    """The branch as a pi session file, as pi's ``/export file.jsonl`` writes it."""
+    from tui.session.branching import branch_jsonl_entries, export_branch_jsonl
+    from tui.session.store import encode_entry
+
+    if args.all_branches:
+        raise UserError("--jsonl writes one branch (pi's format); --all-branches does not apply")
+    if args.output == "-":
+        sys.stdout.buffer.write(b"".join(encode_entry(e) for e in branch_jsonl_entries(store, leaf)))
+        sys.stdout.flush()
+        return 0
+    try:
+        written = export_branch_jsonl(store, Path(args.output) if args.output else None, leaf)
     except OSError as exc:
         raise UserError(f"cannot write the export: {exc}") from None
     print(written)
@@ -929,11 +950,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_json(stats)
     stats.set_defaults(func=cmd_stats)
 
-    export = sub.add_parser("export", help="write the session as an HTML page or a Markdown transcript")
+    export = sub.add_parser(
+        "export", help="write the session as an HTML page, a Markdown transcript or the branch as a pi session file"
+    )
     export.add_argument("file", help="the session file (.jsonl)")
     fmt = export.add_mutually_exclusive_group(required=True)
     fmt.add_argument("--html", action="store_true", help="one self-contained HTML page with the tree")
     fmt.add_argument("--md", action="store_true", help="a Markdown transcript of the active path")
+    fmt.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="the active path as a pi session file (pi's /export file.jsonl; default name FILE.branch.jsonl)",
+    )
     export.add_argument(
         "--leaf", metavar="ID", help="export the path to this entry (default: the leaf stored in the file)"
     )

@@ -344,6 +344,10 @@ class MainScreen(Screen[None]):
             self.run_agent("continue")
         elif name == "uncompact":
             self.uncompact(argument or None)
+        elif name == "fork":
+            self.fork_session()
+        elif name == "clone":
+            self.clone_session(argument or None)
         elif name == "tree":
             self.action_open_tree()
         elif name == "model":
@@ -384,9 +388,15 @@ class MainScreen(Screen[None]):
             return
         from tui.export import export_session
 
+        word, _, target = kind.strip().partition(" ")
+        if word.lower() == "jsonl" or word.lower().endswith(".jsonl"):
+            from tui.screens.branch_actions import export_jsonl
+
+            export_jsonl(self, target.strip() or None if word.lower() == "jsonl" else word)
+            return
         fmt = {"html": "html", "md": "md", "markdown": "md"}.get(kind.strip().lower())
         if fmt is None:
-            self.notify("Usage: /export [html|md]", severity="warning")
+            self.notify("Usage: /export [html|md|jsonl [file]]", severity="warning")
             return
         path = export_session(self.agent.store, fmt, leaf_id=self.agent.store.leaf_id)
         self.notify(f"Wrote {path}", title="Exported")
@@ -516,6 +526,20 @@ class MainScreen(Screen[None]):
         from tui.screens.compaction_actions import undo_compaction
 
         await undo_compaction(self, compaction_id)
+
+    @work(exclusive=True, group="navigate", exit_on_error=False)
+    async def fork_session(self) -> None:
+        """``/fork``: see :func:`tui.screens.branch_actions.fork_from_message`."""
+        from tui.screens.branch_actions import fork_from_message
+
+        await fork_from_message(self)
+
+    @work(exclusive=True, group="navigate", exit_on_error=False)
+    async def clone_session(self, entry_id: str | None) -> None:
+        """``/clone [id]``: see :func:`tui.screens.branch_actions.clone_branch`."""
+        from tui.screens.branch_actions import clone_branch
+
+        await clone_branch(self, entry_id)
 
     @work(exclusive=True, group="navigate", exit_on_error=False)
     async def navigate_to(self, entry_id: str) -> None:

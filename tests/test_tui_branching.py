@@ -1,0 +1,76 @@
+"""``/fork``, ``/clone`` and ``/export jsonl`` in the TUI (offline, real session files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app_e2e_helpers import (
+    branched_session,
+    isolated_home,
+    main_screen,
+    make_app,
+    ready,
+    settings_toml,
+    wait_until,
+)
+from tui.launch import Launch
+from tui.screens.branch_actions import UserMessagePicker
+from tui.session.store import SessionStore
+
+SIZE = (120, 40)
+
+
+def app_on(tmp_path: Path, monkeypatch, path: Path):
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    return make_app(home, Launch("open", path, tmp_path))
+
+
+async def submit(pilot, text: str) -> None:
+    screen = main_screen(pilot.app)
+    screen.prompt.focus()
+    screen.prompt.text = text
+    await pilot.press("enter")
+
+
+async def test_slash_fork_opens_a_new_session_before_the_message_with_its_text_in_the_prompt(
+    tmp_path, monkeypatch
+):
+    source, ids = branched_session(tmp_path)
+    app = app_on(tmp_path, monkeypatch, source)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await submit(pilot, "/fork")
+        picker = await wait_until(
+            pilot, lambda: isinstance(app.screen, UserMessagePicker) and app.screen, "the message list"
+        )
+        await pilot.pause()
+        assert picker.query_one("OptionList").highlighted == 2  # the latest user message: "new idea"
+        await pilot.press("up", "enter")  # "old idea"
+        await wait_until(pilot, lambda: screen.agent.store.path != source, "the forked session")
+        store = screen.agent.store
+        assert store.header["parentSession"] == str(source.resolve())
+        assert [e["id"] for e in store.entries if e["type"] == "message"] == [ids["u1"], ids["a1"]]
+        await wait_until(pilot, lambda: screen.prompt.text == "old idea", "the text in the prompt")
+        assert any(note[0] == "Forked" for note in app.notes)
+    with SessionStore.open(source, read_only=True) as original:  # the source is untouched
+        assert original.leaf_id == ids["a3"]
+
+
+async def test_slash_clone_duplicates_the_branch_and_export_jsonl_writes_it(tmp_path, monkeypatch):
+    source, ids = branched_session(tmp_path)
+    app = app_on(tmp_path, monkeypatch, source)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await submit(pilot, "/export jsonl branch.jsonl")
+        await wait_until(pilot, lambda: (tmp_path / "branch.jsonl").exists(), "the export")
+        with SessionStore.open(tmp_path / "branch.jsonl", read_only=True) as exported:
+            assert [e["id"] for e in exported.entries] == [ids["u1"], ids["a1"], ids["u3"], ids["a3"]]
+        await submit(pilot, "/clone")
+        await wait_until(pilot, lambda: screen.agent.store.path != source, "the cloned session")
+        store = screen.agent.store
+        assert store.path.parent == source.parent
+        assert store.header["parentSession"] == str(source.resolve())
+        assert store.leaf_id == ids["a3"]
+        assert [e["id"] for e in store.get_branch()] == [ids["u1"], ids["a1"], ids["u3"], ids["a3"]]
+        assert any(note[0] == "Cloned" for note in app.notes)
