@@ -18,6 +18,7 @@ BINDING_IDS = frozenset(
         "chat.copy", "chat.edit", "chat.next", "chat.previous",
         "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
         "dialog.summarize.back",
+        "fork_picker.cancel",
         "help.close",
         "main.cancel", "main.compact", "main.model", "main.new", "main.open_tree", "main.resume",
         "main.settings", "main.toggle_timeline", "main.toggle_tree",
