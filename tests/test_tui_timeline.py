@@ -216,3 +216,19 @@ async def test_session_text_cannot_inject_escape_sequences() -> None:
         text = "\n".join(rows(widget))
         assert "\x1b" not in text and "\x07" not in text
         assert "▼ [bold]x" in text  # shown literally, never parsed as markup
+
+
+async def test_the_panel_says_what_the_threshold_is_compared_with() -> None:  # pi-073-delta B.5
+    # kompakt checks the last reply's usage plus the estimate of the messages after it; pi the usage only.
+    for size, expected in (
+        ((120, 30), "threshold (last reply's usage + later messages)"),
+        ((80, 24), "threshold: usage + later"),
+    ):
+        app = Host()
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            widget = app.query_one(CompactionTimeline)
+            await pilot.press("space")
+            await pilot.pause()
+            assert any(expected in row for row in rows(widget)), rows(widget)
+    assert "plus an\nestimate of the messages after it" in CompactionTimeline.HELP

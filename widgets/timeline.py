@@ -162,7 +162,9 @@ class CompactionTimeline(Widget, can_focus=True):
 The bar is the active path, each entry as wide as its tokens (scaled by the provider's usage when
 it is known). **░** is history already summarised, then the summary, the kept region from the
 boundary **▼** (its `firstKeptEntryId`), and everything since. **┃** is the threshold
-(window − reserveTokens), the bracket is keepRecentTokens from the end, and **◆** is where a
+(window − reserveTokens). After each reply kompakt compares it with that reply's usage plus an
+estimate of the messages after it (tool results), the figure shown as the context size; pi compares
+the reply's usage alone. The bracket is keepRecentTokens from the end, and **◆** is where a
 compaction with the what-if settings would cut. With the head-tail strategy, **▒** is the
 protected head a head-tail compaction copied into its summary, and the bracket is the tail budget
 (keepRecentTokens does not apply there).
@@ -670,15 +672,33 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             style = self._style(fill)
             colour = style.color if fill in (REGION_SUMMARISED, REGION_HEAD) else style.bgcolor
             legend += [(glyph, Style(color=colour)), (f" {text}  ", muted)]
+        # What the threshold is compared with (B.5): kompakt adds an estimate of the messages after
+        # the last reply to its usage, where pi compares the reply's usage alone; head-tail uses its estimate.
+        if timeline.strategy == STRATEGY_HEAD_TAIL:
+            checks = (" threshold (head-tail estimate)  ", " threshold  ")
+        else:
+            checks = (" threshold (last reply's usage + later messages)  ", " threshold: usage + later  ")
         markers = [
-            ("┃", self._style("threshold")),
-            (" threshold  ", muted),
-            ("▼", self._style("boundary")),
-            (" boundary (firstKeptEntryId)  ", muted),
-            ("◆", self._style("ghost")),
-            (" what-if  ", muted),
-            ("├┤", self._style("keep")),
-            (" keepRecentTokens", muted),
+            [
+                ("┃", self._style("threshold")),
+                (checks[0], muted),
+                ("▼", self._style("boundary")),
+                (" boundary (firstKeptEntryId)  ", muted),
+                ("◆", self._style("ghost")),
+                (" what-if  ", muted),
+                ("├┤", self._style("keep")),
+                (" keepRecentTokens", muted),
+            ],
+            [
+                ("┃", self._style("threshold")),
+                (checks[1], muted),
+                ("▼", self._style("boundary")),
+                (" boundary  ", muted),
+                ("◆", self._style("ghost")),
+                (" what-if  ", muted),
+                ("├┤", self._style("keep")),
+                (" keep", muted),
+            ],
         ]
 
         what_if = timeline.what_if
@@ -723,7 +743,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         ]
         rows = [
             _text_strip(legend, width, base),
-            _text_strip(markers, width, base),
+            _fitted(markers, width, base),
             _text_strip(settings_row, width, base),
             _text_strip(cut_row, width, base),
             _text_strip(figures_row, width, base),
