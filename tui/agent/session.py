@@ -54,6 +54,13 @@ from tui.agent.navigation import NavigateResult, navigate_tree
 from tui.agent.offline import OFFLINE_MODEL, is_offline, resolve_model
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
+from tui.agent.session_settings import (
+    SESSION_SETTINGS_TYPE,
+    SessionOverrides,
+    apply_overrides,
+    entry_data,
+    read_overrides,
+)
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
 from tui.compaction.breakdown import ContextBreakdown, context_breakdown
@@ -145,7 +152,10 @@ class AgentSession:
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.store = store
-        self.settings = settings
+        # The settings files' values; ``settings`` applies this session's own overrides on top.
+        self._base_settings = settings
+        self._session_overrides = read_overrides(store.entries)
+        self._settings = apply_overrides(settings, self._session_overrides)
         self.env = os.environ if env is None else env
         self.provider = provider or Provider(
             retry=RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True)),
@@ -167,6 +177,8 @@ class AgentSession:
             self.standing_notices.append(
                 Notice("warning", prompts.render("offline_notice", model=OFFLINE_MODEL))
             )
+        if self._session_overrides.problem:
+            self.standing_notices.append(Notice("warning", self._overrides_problem_text()))
         self.is_streaming = False
         self.is_compacting = False
         self._subscribers: list[Subscriber] = []
@@ -215,9 +227,47 @@ class AgentSession:
     def summary_model(self) -> str:
         return self.settings.summary_model or self.model
 
+    @property
+    def settings(self) -> Settings:
+        """The settings in force: the files' (:attr:`base_settings`) with the session's overrides."""
+        return self._settings
+
+    @property
+    def base_settings(self) -> Settings:
+        return self._base_settings
+
+    @property
+    def session_overrides(self) -> SessionOverrides:
+        return self._session_overrides
+
+    def _set_layers(self, base: Settings, overrides: SessionOverrides) -> None:
+        self._base_settings, self._session_overrides = base, overrides
+        self._settings = apply_overrides(base, overrides)
+
+    def set_session_overrides(self, values: Mapping[str, Any] | None) -> SessionOverrides:
+        """Store compaction values for this session only (camelCase keys; None or {} clears them)."""
+        data = entry_data(values or {})
+        candidate = read_overrides([{"type": "custom", "customType": SESSION_SETTINGS_TYPE, "data": data}])
+        if candidate.problem:
+            raise ValueError(candidate.problem)
+        self.store.append_custom(SESSION_SETTINGS_TYPE, data)
+        self._set_layers(self._base_settings, read_overrides(self.store.entries))
+        return self._session_overrides
+
+    def _overrides_problem_text(self) -> str:
+        return (
+            f"The session's own compaction settings (entry {self._session_overrides.entry_id}) are ignored: "
+            f"{self._session_overrides.problem}."
+        )
+
+    def reload_session_overrides(self) -> None:
+        """Read the overrides again (another writer may have appended to the file)."""
+        self._set_layers(self._base_settings, read_overrides(self.store.entries))
+
     def update_settings(self, settings: Settings) -> None:
         """Apply reloaded settings: the next request, check and compaction use them."""
-        self.settings = settings
+        self._set_layers(settings, self._session_overrides)
+        settings = self.settings
         self.provider.retry = RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True))
         self.provider.models = {
             name: override.model_dump(by_alias=True, exclude_none=True)
