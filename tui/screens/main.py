@@ -74,6 +74,11 @@ class AgentEventMessage(Message):
     event: AgentEvent
 
 
+# Entry types the chat shows, and how many new ones watch mode still mounts one by one.
+_CHAT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary", "compaction"})
+FOLLOW_BATCH = 8
+
+
 class MainScreen(Screen[None]):
     """Chat, prompt, timeline, tree pane and status, wired to the agent."""
 
@@ -571,7 +576,9 @@ class MainScreen(Screen[None]):
             result = None
         else:
             # A failure (a rejected key, say) is the worker's to report: see _worker_changed.
-            result = await self.agent.navigate(entry_id, summarize=summarize, custom_instructions=instructions)
+            result = await self.agent.navigate(
+                entry_id, summarize=summarize, custom_instructions=instructions
+            )
             if result is None or getattr(result, "cancelled", False):
                 self.notify(
                     "Branch summarization cancelled"
@@ -701,6 +708,8 @@ class MainScreen(Screen[None]):
         await self._show_session(opened.notices)
 
     # --- watch mode ---------------------------------------------------------------------------
+    _follow_problem: str | None = None
+
     @work(exclusive=True, group="follow", exit_on_error=False)
     async def follow_session(self) -> None:
         import asyncio
@@ -716,15 +725,23 @@ class MainScreen(Screen[None]):
 
     async def _followed(self, result: Any) -> None:
         store = self.kapp.session.store
+        if result.problem:
+            if result.problem != self._follow_problem:
+                self.notify(
+                    f"{result.problem}; still watching.", title="Cannot read the session", severity="warning"
+                )
+            self._follow_problem = result.problem
+            return
+        self._follow_problem = None
+        shown = [e for e in result.new_entries if e.get("type") in _CHAT_ENTRY_TYPES]
         if result.reloaded:
+            self.notify("The session file was replaced or truncated: reloaded.", severity="warning")
+        if result.reloaded or len(shown) > FOLLOW_BATCH or any(e.get("type") == "compaction" for e in shown):
+            # One redraw for a whole batch: mounting a fast writer's entries one by one fell minutes behind,
+            # while a reload mounts about one screen whatever the batch size.
             await self.chat.load_messages(chat_entries(store))
             self.tree_pane.set_session(store.tree, store.leaf_id)
-            self.notify("The session file was replaced or truncated: reloaded.", severity="warning")
         else:
-            for entry in result.new_entries:
-                if entry.get("type") in ("message", "custom_message", "branch_summary", "compaction"):
-                    if entry.get("type") == "compaction":
-                        await self.chat.load_messages(chat_entries(store))
-                    else:
-                        await self.chat.add_message(entry)
+            for entry in shown:
+                await self.chat.add_message(entry)
         self.session_changed()

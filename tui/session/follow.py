@@ -34,7 +34,7 @@ async def follow_session(
 
     async def check() -> None:
         result = store.refresh()
-        if result.new_entries or result.reloaded:
+        if result.new_entries or result.reloaded or result.problem:
             outcome = on_update(result)
             if inspect.isawaitable(outcome):
                 await outcome
