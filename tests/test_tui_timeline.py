@@ -17,7 +17,7 @@ from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
 from tui.compaction.plan import prepare_compaction
 from widgets import timeline as timeline_module
 from widgets.timeline import CompactionTimeline
-from widgets.timeline_layout import BarLayout
+from widgets.timeline_layout import BarLayout, Cell
 
 BOUNDARY_COLUMN = 78 // 5
 
@@ -49,6 +49,14 @@ class Host(App[None]):
 
     def on_compaction_timeline_cancel_requested(self, message: CompactionTimeline.CancelRequested) -> None:
         self.received.append(message)
+
+
+async def wait_for(pilot, condition, guard: float = 60.0) -> None:
+    """Poll between frames until ``condition()`` holds; the guard only catches a hang."""
+    deadline = time.monotonic() + guard
+    while not condition():
+        assert time.monotonic() < deadline, "gave up waiting"
+        await pilot.pause(0.02)
 
 
 def rows(widget: CompactionTimeline) -> list[str]:
@@ -232,3 +240,23 @@ async def test_the_panel_says_what_the_threshold_is_compared_with() -> None:  # 
             await pilot.pause()
             assert any(expected in row for row in rows(widget)), rows(widget)
     assert "plus an\nestimate of the messages after it" in CompactionTimeline.HELP
+
+
+async def test_a_what_if_reserve_draws_a_ghost_threshold_and_moves_the_reserve() -> None:
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_for(pilot, lambda: widget.timeline is not None and "┃" in rows(widget)[0])
+        saved = rows(widget)[0].index("┃")
+        assert "╏" not in rows(widget)[0]  # no what-if: only the saved threshold
+        reserve_before = BarLayout(widget.timeline, 78).cells.count(Cell("reserve", None, 8))
+        widget.set_what_if(KEEP, RESERVE + 8_000)
+        await wait_for(pilot, lambda: "╏" in rows(widget)[0])
+        ghost = rows(widget)[0].index("╏")
+        assert ghost < saved  # a larger reserve lowers the threshold
+        assert rows(widget)[0].index("┃") == saved  # the saved threshold stays where it is in force
+        layout = BarLayout(widget.timeline, 78)
+        assert layout.column(widget.timeline.what_if.threshold) == ghost
+        assert layout.cells.count(Cell("reserve", None, 8)) > reserve_before
+        widget.set_what_if(KEEP, RESERVE)
+        await wait_for(pilot, lambda: "╏" not in rows(widget)[0])

@@ -61,6 +61,8 @@ RESERVE_BIG_STEP = 5_000
 WORKER_ENTRIES = 3_000
 PAST_ROWS = 8
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+# The threshold a what-if reserveTokens would give, beside the saved one (┃).
+GHOST_THRESHOLD = "╏"
 
 _FILLS = (
     REGION_HEAD,
@@ -165,7 +167,8 @@ boundary **▼** (its `firstKeptEntryId`), and everything since. **┃** is the 
 (window − reserveTokens). After each reply kompakt compares it with that reply's usage plus an
 estimate of the messages after it (tool results), the figure shown as the context size; pi compares
 the reply's usage alone. The bracket is keepRecentTokens from the end, and **◆** is where a
-compaction with the what-if settings would cut. With the head-tail strategy, **▒** is the
+compaction with the what-if settings would cut; **╏** is the threshold a what-if reserveTokens would
+give (the free space and the reserve on the bar follow it). With the head-tail strategy, **▒** is the
 protected head a head-tail compaction copied into its summary, and the bracket is the tail budget
 (keepRecentTokens does not apply there).
 
@@ -547,6 +550,9 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             line.put(start, "│", keep_style)
         if timeline.threshold < layout.extent:
             line.put(layout.column(timeline.threshold), "┃", self._style("threshold"))
+        if what_if.threshold != timeline.threshold and what_if.threshold < layout.extent:
+            # The ghost threshold: where the what-if reserveTokens would put it.
+            line.put(layout.column(what_if.threshold), GHOST_THRESHOLD, self._style("ghost"))
         window = layout.position(timeline.context_window)
         line.put(
             layout.column(timeline.context_window),
@@ -678,6 +684,9 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             checks = (" threshold (head-tail estimate)  ", " threshold  ")
         else:
             checks = (" threshold (last reply's usage + later messages)  ", " threshold: usage + later  ")
+        moved = timeline.what_if.threshold != timeline.threshold
+        ghost_threshold = [(GHOST_THRESHOLD, self._style("ghost")), (" what-if threshold  ", muted)] if moved else []
+        ghost_short = [(GHOST_THRESHOLD, self._style("ghost")), ("  ", muted)] if moved else []
         markers = [
             [
                 ("┃", self._style("threshold")),
@@ -686,6 +695,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                 (" boundary (firstKeptEntryId)  ", muted),
                 ("◆", self._style("ghost")),
                 (" what-if  ", muted),
+                *ghost_threshold,
                 ("├┤", self._style("keep")),
                 (" keepRecentTokens", muted),
             ],
@@ -696,6 +706,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                 (" boundary  ", muted),
                 ("◆", self._style("ghost")),
                 (" what-if  ", muted),
+                *ghost_short,
                 ("├┤", self._style("keep")),
                 (" keep", muted),
             ],

@@ -97,8 +97,10 @@ class BarLayout:
         for segment in timeline.segments[len(summarised) :]:
             add(segment.start, segment.end, fill_of(segment.region, segment.kind))
         add(timeline.context_end, tail, FILL_STREAMING)
-        add(tail, max(tail, timeline.threshold), FILL_FREE)
-        add(max(tail, timeline.threshold), self.extent, FILL_RESERVE)
+        # The reserve starts at the what-if threshold (the saved one when nothing is being tried).
+        limit = timeline.what_if.threshold
+        add(tail, max(tail, limit), FILL_FREE)
+        add(max(tail, limit), self.extent, FILL_RESERVE)
         return spans
 
     def _cells(self, tail: int) -> tuple[Cell, ...]:
