@@ -511,7 +511,8 @@ def timeline_text(app, screen) -> str:
 
 
 async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_openai) -> None:
-    fake_openai.queue(Reply.text_reply("## Goal\nA compact summary of six questions."))
+    # The summaries are asked for at the same time: answer the history summary by its prompt.
+    fake_openai.route("Write handoff notes", Reply.text_reply("## Goal\nA compact summary of six questions."))
     app, _home, ids = saved_session_app(
         tmp_path,
         monkeypatch,
@@ -530,7 +531,8 @@ async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_opena
         store = screen.agent.store
         compaction = store.get_branch()[-1]
         assert compaction["type"] == "compaction" and "six questions" in compaction["summary"]
-        assert "keep the numbers" in json.dumps(fake_openai.requests[0]["messages"])
+        history = [r for r in fake_openai.requests if "Write handoff notes" in json.dumps(r["messages"])]
+        assert len(history) == 1 and "keep the numbers" in json.dumps(history[0]["messages"])
         first_kept = compaction["firstKeptEntryId"]
         assert first_kept in ids[1:]  # something was summarised, something kept
         timeline = await wait_until(
