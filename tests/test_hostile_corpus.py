@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "hostile_sessions"
@@ -182,3 +183,31 @@ def test_permission_errors_are_one_line(tmp_path: Path) -> None:
             assert "Permission denied" in r["stderr"], r["stderr"]
         else:
             assert r["rc"] in (0, 2), (r["file"], r["command"], r["stderr"])
+
+
+# --- the TUI over every hostile session ---------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.glob("*.jsonl")))
+async def test_the_app_opens_every_hostile_session(tmp_path: Path, monkeypatch, name: str) -> None:
+    import shutil
+
+    from tests.app_e2e_helpers import RecordingApp, isolated_home, ready
+    from tui.launch import Launch
+
+    isolated_home(tmp_path, monkeypatch)
+    path = tmp_path / name
+    shutil.copyfile(CORPUS / name, path)
+    original = path.read_bytes()
+    app = RecordingApp(Launch("open", path, tmp_path), start_background=False)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f2")  # the tree pane too
+        await pilot.pause()
+        assert app.is_running and screen.chat is not None
+        if name in REFUSED and name != "empty.jsonl":
+            assert any(title == "Cannot open the session" for title, _text, _sev in app.notes)
+    # Nothing the file held is lost: still its start, or kept whole in a backup (a migration).
+    now = path.read_bytes()
+    kept = now.startswith(original) or any(
+        p.read_bytes() == original for p in tmp_path.glob(f"{name}.v*.bak")
+    )
+    assert kept or (tmp_path / f"{name}.corrupt").exists()
