@@ -159,6 +159,7 @@ def test_plan_follows_the_strategy_setting(isolated: Path, capsys: pytest.Captur
         capsys, "compact", str(_copy(path, "h.jsonl")), "--strategy", "head-tail", "--reserve-tokens", "1000"
     )
     assert compacted["firstKeptEntryId"] == head_tail["firstKeptEntryId"]
+    assert compacted["tokensBefore"] == head_tail["tokensBefore"]  # pi's figure for both strategies
 
 
 def _options(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.Action]]:

@@ -11,6 +11,7 @@ from tests import factories as f
 from tests.compaction_helpers import RecordingSummarizer, compaction_settings, msg, new_store
 from tests.path_strategies import paths
 from tui.compaction import head_tail as ht
+from tui.compaction.boundary import tokens_before
 from tui.compaction.engine import CompactionResult, compact_session, compaction_due
 from tui.compaction.plan import PlanSkip
 from tui.compaction.summarizer import end_marker
@@ -106,7 +107,9 @@ def test_trigger_and_plan_use_the_same_estimate():
     messages, tokens = ht.context_size(path)
     assert messages == len(path)
     plan = _plan(path)
-    assert plan.tokens_before == tokens == sum(plan.entry_tokens.values())
+    assert plan.estimated_tokens == tokens == sum(plan.entry_tokens.values())
+    # The stored tokensBefore is pi 0.73.1's figure, as for keep-recent (delta A.3).
+    assert plan.tokens_before == tokens_before(path)
     config = ht.HeadTailConfig()
     # With no reservation, a window whose threshold equals the estimate triggers; one token less does not.
     window = int(tokens / 0.85) + 1

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tui.compaction.boundary import Boundary, compaction_boundary
+from tui.compaction.boundary import Boundary, compaction_boundary, tokens_before
 from tui.compaction.file_ops import FileOps, compute_file_lists, extract_from_messages, seed_from_details
 from tui.compaction.plan import (
     SKIP_ALREADY_COMPACTED,
@@ -244,7 +244,8 @@ class HeadTailPlan:
 
     first_kept_entry_id: str
     first_kept_index: int
-    tokens_before: int
+    tokens_before: int  # pi 0.73.1's figure (boundary.tokens_before), stored as for keep-recent
+    estimated_tokens: int  # Hermes's estimate of the context: what the trigger compares
     threshold: HeadTailThreshold
     previous_compaction_id: str | None
     previous_summary: str | None
@@ -308,6 +309,7 @@ class HeadTailPlan:
             "firstKeptEntryId": self.first_kept_entry_id,
             "firstKeptIndex": self.first_kept_index,
             "tokensBefore": self.tokens_before,
+            "estimatedTokens": self.estimated_tokens,
             "thresholdTokens": self.threshold.threshold_tokens,
             "tailBudget": self.threshold.tail_budget,
             "previousCompactionId": self.previous_compaction_id,
@@ -486,7 +488,8 @@ def plan_head_tail(
     boundary = compaction_boundary(path)
     previous = boundary.previous
     threshold = config.threshold(context_window, reserve_tokens)
-    _, tokens_before = context_size(path)
+    _, estimated = context_size(path)
+    before = tokens_before(path)
 
     items = _context_items(path, boundary)
     n = len(items)
@@ -496,11 +499,11 @@ def plan_head_tail(
     if previous < 0 and config.protect_first_n > 0:
         head_end = _skip_results(items, min(config.protect_first_n, n))
     if n - head_end <= MIN_TAIL_MESSAGES + 1:
-        return PlanSkip(SKIP_TOO_SMALL, tokens_before)
+        return PlanSkip(SKIP_TOO_SMALL, before)
 
     cut, bridged = _tail_cut(items, head_end, threshold.tail_budget, config.protect_last_n)
     if cut >= n:
-        return PlanSkip(SKIP_TOO_SMALL, tokens_before)
+        return PlanSkip(SKIP_TOO_SMALL, before)
     # The cut is always past the head, so the middle holds at least one message.
     middle = [*items[:first_real], *items[head_end:cut]]
     head = items[first_real:head_end]
@@ -524,7 +527,8 @@ def plan_head_tail(
     return HeadTailPlan(
         first_kept_entry_id=tail[0].entry_id,
         first_kept_index=tail[0].index,
-        tokens_before=tokens_before,
+        tokens_before=before,
+        estimated_tokens=estimated,
         threshold=threshold,
         previous_compaction_id=previous_id,
         previous_summary=previous_summary,
