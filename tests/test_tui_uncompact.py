@@ -104,3 +104,63 @@ async def test_shift_u_on_a_compaction_row_asks_when_messages_came_after_it(tmp_
         await pilot.press("U")
         await wait_until(pilot, lambda: any("not a compaction" in n[1] for n in app.notes), "the refusal")
         assert store.leaf_id == names["parent"]
+
+
+async def test_apply_to_this_session_from_the_what_if_and_clear_it(tmp_path, monkeypatch):
+    from textual.widgets import Static
+
+    from tui.agent.session_settings import SESSION_SETTINGS_TYPE
+    from tui.screens.settings_screen import SettingsScreen
+    from widgets.settings_form import SettingRow, editor_id
+
+    path, _names = compacted_session(tmp_path, later=False)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        agent = screen.agent
+        file_keep = agent.settings.compaction.keep_recent_tokens
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: screen.timeline.has_focus, "the focused timeline")
+        await pilot.press("plus", "plus", "right_square_bracket")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: agent.session_overrides, "the session's own settings")
+        assert agent.session_overrides.values["keepRecentTokens"] == file_keep + 2_000
+        assert agent.session_overrides.values["strategy"] == "keep-recent"
+        assert agent.base_settings.compaction.keep_recent_tokens == file_keep  # no settings file touched
+        # The timeline now draws with them, and the what-if is back at the values in force.
+        await wait_until(
+            pilot, lambda: screen.timeline.timeline.keep_recent_tokens == file_keep + 2_000, "the timeline"
+        )
+        assert screen.timeline.what_if_settings == (
+            file_keep + 2_000,
+            agent.settings.compaction.reserve_tokens,
+        )
+
+        # The settings screen names "session" as the source of those keys.
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings screen")
+        row = app.screen.query_one(f"#row-{editor_id('compaction.keepRecentTokens')}", SettingRow)
+        assert str(row.query_one(".setting-row--source", Static).render()) == "session"
+        assert f"This session uses {file_keep + 2_000}" in str(
+            row.query_one(".setting-row--note", Static).render()
+        )
+        other = app.screen.query_one(f"#row-{editor_id('compaction.calibrate')}", SettingRow)
+        assert str(other.query_one(".setting-row--source", Static).render()) != "session"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SettingsScreen), "the settings closed")
+
+        await submit(pilot, "/session-settings")
+        await wait_until(
+            pilot, lambda: any("This session sets keepRecentTokens" in n[1] for n in app.notes), "shown"
+        )
+        await submit(pilot, "/session-settings clear")
+        await wait_until(pilot, lambda: not agent.session_overrides, "the settings cleared")
+        assert agent.settings.compaction.keep_recent_tokens == file_keep
+        await wait_until(
+            pilot, lambda: screen.timeline.timeline.keep_recent_tokens == file_keep, "the timeline"
+        )
+    with SessionStore.open(path, read_only=True) as reopened:
+        stored = [e["data"] for e in reopened.entries if e.get("customType") == SESSION_SETTINGS_TYPE]
+    assert (
+        stored[-1] == {"compaction": {}} and stored[0]["compaction"]["keepRecentTokens"] == file_keep + 2_000
+    )

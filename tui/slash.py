@@ -40,6 +40,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "uncompact", "[id]", "Undo the latest compaction (or the one named): the leaf goes back to before it"
     ),
+    SlashCommand(
+        "session-settings", "[clear]", "Show this session's own compaction settings (or clear them)"
+    ),
     SlashCommand("name", "<text>", "Name this session"),
     SlashCommand("help", "", "Show keys and commands"),
 )

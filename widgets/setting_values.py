@@ -27,7 +27,7 @@ MODEL_SECTION = "model"
 _MODEL_KEYS = ("model", "summaryModel")
 MODEL_SECTION_DESCRIPTION = "Which model answers, and which one writes the summaries."
 # Later sources win: an edit saved to a file is hidden by any source ranked above that file.
-_RANK = {"default": 0, "user": 1, "project": 2, "env": 3}
+_RANK = {"default": 0, "user": 1, "project": 2, "env": 3, "session": 4}
 _SHORT_LIMIT = 40
 
 
@@ -215,6 +215,8 @@ def source_label(source: ValueSource) -> str:
     """A short name for a source: default, user file, project file, or the environment variable."""
     if source.kind == "env":
         return f"env {source.env_var}" if source.env_var else "env"
+    if source.kind == "session":
+        return "session"
     return "default" if source.kind == "default" else f"{source.kind} file"
 
 
@@ -222,6 +224,11 @@ def override_note(source: ValueSource, target: TargetKind) -> str | None:
     """Why a value saved to the ``target`` file would not take effect, or None when it would."""
     if _RANK[source.kind] <= _RANK[target]:
         return None
+    if source.kind == "session":
+        return (
+            f"This session uses {source.session_value} (its own setting, stored in the session file): a saved "
+            "edit applies to other sessions, and to this one after /session-settings clear."
+        )
     if source.kind == "env":
         return (
             f"Set by the environment ({source.env_var or 'a KOMPAKT_ variable'}), which wins over every file: "

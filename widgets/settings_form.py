@@ -86,7 +86,9 @@ class SettingRow(Vertical):
                 [(c, c) for c in choices], value=value, allow_blank=spec.optional, compact=True, id=widget_id
             )
         if spec.kind == "table":
-            editor = OrderedTextArea(format_value(spec, value), id=widget_id, soft_wrap=False, tab_behavior="indent")
+            editor = OrderedTextArea(
+                format_value(spec, value), id=widget_id, soft_wrap=False, tab_behavior="indent"
+            )
             editor.compact = True
             return editor
         placeholder = "unset (default)" if spec.optional else ""
@@ -186,16 +188,28 @@ the right (default, user file, project file, or an environment variable, which w
     _KINDS_WITH_TEXT: ClassVar[frozenset[str]] = frozenset({"integer", "number", "text", "list", "table"})
 
     def __init__(
-        self, load_result: LoadResult, target: TargetKind = "user", *, id: str | None = None
+        self,
+        load_result: LoadResult,
+        target: TargetKind = "user",
+        *,
+        session_values: Mapping[str, Any] | None = None,
+        id: str | None = None,
     ) -> None:
+        """``session_values`` (dotted keys) are what the open session sets for itself: source "session"."""
         super().__init__(id=id)
         self._result = load_result
         self._target: TargetKind = target
         self._specs = field_specs()
         self._by_editor = {editor_id(spec.key): spec for spec in self._specs}
-        self._sources = value_sources(load_result)
+        self._session_values = dict(session_values or {})
+        self._sources = self._with_session(value_sources(load_result))
         self._pending: dict[str, Any] = {}
         self._invalid: dict[str, str] = {}
+
+    def _with_session(self, sources: dict[str, ValueSource]) -> dict[str, ValueSource]:
+        for key, value in self._session_values.items():
+            sources[key] = ValueSource("session", session_value=value)
+        return sources
 
     def compose(self) -> ComposeResult:
         settings = self._result.settings
@@ -263,7 +277,7 @@ the right (default, user file, project file, or an environment variable, which w
         An edit typed again while the save ran stays pending.
         """
         self._result = load_result
-        self._sources = value_sources(load_result)
+        self._sources = self._with_session(value_sources(load_result))
         for key, value in saved.items():
             if self._pending.get(key) == value:
                 del self._pending[key]

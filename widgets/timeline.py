@@ -176,6 +176,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
 - `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
 - `s`: switch the what-if between the keep-recent and head-tail strategies
 - `r`: reset the what-if to the current settings
+- `a`: apply the what-if to this session only (stored in the session file; `/session-settings clear` removes it)
 - `enter`: compact now with the what-if settings
 - `b`: jump to the boundary entry in the tree
 - `space`: expand or collapse the panel
@@ -201,6 +202,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         ),
         Binding("s", "switch_strategy", "Switch strategy", id="timeline.switch_strategy"),
         Binding("r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
+        Binding("a", "apply_to_session", "Apply to this session", id="timeline.apply_to_session"),
         Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
         Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
         Binding("space", "toggle_expanded", "Expand timeline", id="timeline.toggle"),
@@ -262,6 +264,15 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         def __init__(
             self, keep_recent_tokens: int, reserve_tokens: int, strategy: str = STRATEGY_KEEP_RECENT
         ) -> None:
+            super().__init__()
+            self.keep_recent_tokens = keep_recent_tokens
+            self.reserve_tokens = reserve_tokens
+            self.strategy = strategy
+
+    class ApplyToSessionRequested(Message):
+        """Keep these what-if values for this session only (not in a settings file)."""
+
+        def __init__(self, keep_recent_tokens: int, reserve_tokens: int, strategy: str) -> None:
             super().__init__()
             self.keep_recent_tokens = keep_recent_tokens
             self.reserve_tokens = reserve_tokens
@@ -461,6 +472,12 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         strategy = self.what_if_strategy
         if settings is not None and strategy is not None and self._compacting is None:
             self.post_message(self.CompactNowRequested(*settings, strategy=strategy))
+
+    def action_apply_to_session(self) -> None:
+        settings = self.what_if_settings
+        strategy = self.what_if_strategy
+        if settings is not None and strategy is not None:
+            self.post_message(self.ApplyToSessionRequested(*settings, strategy=strategy))
 
     def action_jump_to_boundary(self) -> None:
         if self._timeline is not None and self._timeline.boundary_id:

@@ -107,11 +107,15 @@ class SettingsLayer:
 class ValueSource:
     """Where a setting's effective value comes from."""
 
-    kind: Literal["default", "user", "project", "env"]
+    kind: Literal["default", "user", "project", "env", "session"]
     path: Path | None = None
     env_var: str | None = None
+    # "session": the value the open session sets for itself (kompakt.settings), shown beside the file's.
+    session_value: Any = None
 
     def __str__(self) -> str:
+        if self.kind == "session":
+            return f"session (this session sets {self.session_value})"
         if self.kind == "env":
             return f"env {self.env_var}"
         if self.path is not None:

@@ -1,13 +1,16 @@
-"""What the main screen does for a past compaction: undo it (``/uncompact``, Shift+U on a tree row).
+"""The main screen's compaction actions beyond "compact now": undo, and settings for this session only.
 
-The core work is :mod:`tui.compaction.undo`; this module adds the screen's part: the refusals (read-only
-session, agent busy, not a compaction), the question when messages were added after the compaction
-(they stay on its branch), then the chat, tree and timeline redraw.
+Undo (``/uncompact``, Shift+U on a tree row): the core work is :mod:`tui.compaction.undo`; this module
+adds the screen's part: the refusals (read-only session, agent busy, not a compaction), the question
+when messages were added after the compaction (they stay on its branch), then the chat, tree and
+timeline redraw. Session settings (``a`` in the timeline's what-if, ``/session-settings [clear]``):
+:mod:`tui.agent.session_settings` stores them; the timeline and the threshold follow at once.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -60,3 +63,63 @@ async def undo_compaction(screen: MainScreen, compaction_id: str | None) -> bool
         title="Uncompacted",
     )
     return True
+
+
+def _describe(values: Mapping[str, Any]) -> str:
+    return ", ".join(
+        f"{key} {value:,}" if isinstance(value, int) else f"{key} {value}" for key, value in values.items()
+    )
+
+
+def apply_to_session(screen: MainScreen, values: Mapping[str, Any]) -> bool:
+    """Store the what-if ``values`` (camelCase keys) as this session's own compaction settings."""
+    agent = screen.agent
+    if agent is None:
+        return False
+    if screen.kapp.session.read_only:
+        screen.notify("This session is open read-only: its settings cannot be stored.", severity="warning")
+        return False
+    try:
+        overrides = agent.set_session_overrides(values)
+    except ValueError as exc:
+        screen.notify(f"Not applied: {exc}.", severity="warning")
+        return False
+    screen.timeline.clear_what_if()
+    screen.session_changed()
+    screen.notify(
+        f"For this session only: {_describe(overrides.values)}. The settings files are unchanged; "
+        "/session-settings clear removes them.",
+        title="Session settings",
+    )
+    return True
+
+
+def session_settings_command(screen: MainScreen, argument: str) -> None:
+    """``/session-settings``: say which values this session sets; ``clear`` removes them."""
+    agent = screen.agent
+    if agent is None:
+        return
+    word = argument.strip().lower()
+    if word not in ("", "clear"):
+        screen.notify("Usage: /session-settings [clear]", severity="warning")
+        return
+    current = agent.session_overrides
+    if word == "clear":
+        if not current:
+            screen.notify("This session has no settings of its own.")
+            return
+        if screen.kapp.session.read_only:
+            screen.notify(
+                "This session is open read-only: its settings cannot be cleared.", severity="warning"
+            )
+            return
+        agent.set_session_overrides(None)
+        screen.session_changed()
+        screen.notify(
+            "Session settings cleared: the settings files' values apply again.", title="Session settings"
+        )
+        return
+    if current:
+        screen.notify(f"This session sets {_describe(current.values)}.", title="Session settings")
+    else:
+        screen.notify("This session has no settings of its own; `a` in the timeline's what-if stores some.")

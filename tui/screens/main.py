@@ -210,7 +210,8 @@ class MainScreen(Screen[None]):
         from tui.compaction.engine import reserve_fills_window
 
         assert self.agent is not None
-        reserve, window = self.kapp.settings.compaction.reserve_tokens, self.agent.context_window
+        # The settings in force for this session: the files' with the session's own values on top.
+        reserve, window = self.agent.settings.compaction.reserve_tokens, self.agent.context_window
         if reserve_fills_window(reserve, window):
             self.notify(
                 f"compaction.reserveTokens {reserve:,} is not below the context window of {window:,} "
@@ -349,6 +350,10 @@ class MainScreen(Screen[None]):
             self.run_agent("continue")
         elif name == "uncompact":
             self.uncompact(argument or None)
+        elif name == "session-settings":
+            from tui.screens.compaction_actions import session_settings_command
+
+            session_settings_command(self, argument)
         elif name == "fork":
             self.fork_session()
         elif name == "clone":
@@ -613,6 +618,20 @@ class MainScreen(Screen[None]):
             "compact", None, event.keep_recent_tokens, event.reserve_tokens, getattr(event, "strategy", None)
         )
 
+    @on(CompactionTimeline.ApplyToSessionRequested)
+    def _apply_to_session(self, event: CompactionTimeline.ApplyToSessionRequested) -> None:
+        event.stop()
+        from tui.screens.compaction_actions import apply_to_session
+
+        apply_to_session(
+            self,
+            {
+                "keepRecentTokens": event.keep_recent_tokens,
+                "reserveTokens": event.reserve_tokens,
+                "strategy": event.strategy,
+            },
+        )
+
     @on(CompactionTimeline.JumpToEntry)
     def _jump(self, event: CompactionTimeline.JumpToEntry) -> None:
         event.stop()
@@ -648,7 +667,12 @@ class MainScreen(Screen[None]):
             return
         user, project = kapp.settings_paths()
         screen = SettingsScreen(
-            kapp.load_result, user, kapp.ignore_hashes, project_path=project, preview=self._fill_preview
+            kapp.load_result,
+            user,
+            kapp.ignore_hashes,
+            project_path=project,
+            preview=self._fill_preview,
+            session_values=self.agent.session_overrides.dotted() if self.agent is not None else None,
         )
         self.app.push_screen(screen, lambda _result: self.timeline.clear_what_if())
 
@@ -658,7 +682,7 @@ class MainScreen(Screen[None]):
 
         if self.agent is None:
             return
-        compaction = self.kapp.settings.compaction
+        compaction = self.agent.settings.compaction  # with this session's own values, if any
         timeline.update_timeline(
             self.agent.store.get_branch(),
             context_window=self.agent.context_window,

@@ -11,7 +11,7 @@ dismisses with the new Settings when anything was saved, else None; each save al
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -124,9 +124,12 @@ class SettingsScreen(ModalScreen[Settings | None]):
         *,
         project_path: Path | None = None,
         preview: Callable[[CompactionTimeline], None] | None = None,
+        session_values: Mapping[str, Any] | None = None,
     ) -> None:
-        """``preview`` fills a timeline with the open session, shown at the top as a live what-if."""
+        """``preview`` fills a timeline with the open session, shown at the top as a live what-if;
+        ``session_values`` (dotted keys) are the open session's own settings, shown as source "session"."""
         super().__init__()
+        self._session_values = dict(session_values or {})
         self._preview = preview
         self._result = load_result
         self._user_path = save_path or load_result.user_file or user_settings_path()
@@ -158,7 +161,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Label(self._target_label(False), id="settings-target-label")
                 yield Switch(False, id="settings-target")
                 yield Static(self._target_text(self._user_path), id="settings-target-path")
-            yield SettingsForm(self._result, id="settings-form")
+            yield SettingsForm(self._result, session_values=self._session_values, id="settings-form")
             yield Static("No unsaved edits", id="settings-status")
         yield Footer()
 
