@@ -127,6 +127,7 @@ async def test_apply_to_this_session_from_the_what_if_and_clear_it(tmp_path, mon
         assert agent.session_overrides.values["keepRecentTokens"] == file_keep + 2_000
         assert agent.session_overrides.values["strategy"] == "keep-recent"
         assert agent.base_settings.compaction.keep_recent_tokens == file_keep  # no settings file touched
+        await wait_until(pilot, lambda: "session settings" in str(screen.status.render()), "the status bar")
         # The timeline now draws with them, and the what-if is back at the values in force.
         await wait_until(
             pilot, lambda: screen.timeline.timeline.keep_recent_tokens == file_keep + 2_000, "the timeline"
@@ -156,6 +157,7 @@ async def test_apply_to_this_session_from_the_what_if_and_clear_it(tmp_path, mon
         await submit(pilot, "/session-settings clear")
         await wait_until(pilot, lambda: not agent.session_overrides, "the settings cleared")
         assert agent.settings.compaction.keep_recent_tokens == file_keep
+        await wait_until(pilot, lambda: "session settings" not in str(screen.status.render()), "the status")
         await wait_until(
             pilot, lambda: screen.timeline.timeline.keep_recent_tokens == file_keep, "the timeline"
         )

@@ -42,6 +42,7 @@ cost, whether litellm is still loading, and the tool iterations of the current t
     iteration: reactive[int] = reactive(0)
     max_iterations: reactive[int] = reactive(0)
     message: reactive[str] = reactive("")
+    session_settings: reactive[bool] = reactive(False)  # the session sets its own compaction values
 
     def render(self) -> Content:
         parts: list[Content] = []
@@ -59,6 +60,8 @@ cost, whether litellm is still loading, and the tool iterations of the current t
                 parts.append(Content.styled(label, style) if style else Content(label))
             else:
                 parts.append(Content(f"{used} tokens"))
+        if self.session_settings:
+            parts.append(Content.styled("session settings", "italic"))
         if self.cost:
             parts.append(Content(f"${self.cost:.2f}" if self.cost >= 0.01 else f"${self.cost:.4f}"))
         if self.litellm_loading:

@@ -240,6 +240,7 @@ class MainScreen(Screen[None]):
         self.status.context_tokens = usage.tokens if usage else None
         self.status.context_window = usage.context_window if usage else 0
         self.status.cost = self.agent.cost_total
+        self.status.session_settings = bool(self.agent.session_overrides)
         self.status.max_iterations = self.kapp.settings.agent.max_iterations
 
     def session_changed(self) -> None:
