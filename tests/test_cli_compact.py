@@ -218,3 +218,21 @@ def test_inspect_without_a_compaction_is_a_user_error(
     path = write_session(isolated / "s.jsonl", turns=1)
     assert main(["inspect", str(path)]) == 2
     assert "no compaction" in capsys.readouterr().err
+
+
+def test_a_session_whose_working_directory_is_gone_is_a_clear_error(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pi 0.73.1's non-interactive modes stop too; kompakt never falls back silently.
+    project = isolated / "gone"
+    project.mkdir()
+    path = write_session(project / "s.jsonl", turns=4)
+    moved = isolated / "s.jsonl"
+    path.rename(moved)
+    project.rmdir()
+    before = moved.read_bytes()
+    assert main(["compact", str(moved)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kompakt: ") and err.count("\n") == 1
+    assert f"working directory does not exist: {project}" in err and str(moved) in err
+    assert moved.read_bytes() == before

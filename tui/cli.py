@@ -614,10 +614,16 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from tui.agent.session import AgentSession
     from tui.compaction.engine import CompactionSkip
     from tui.compaction.errors import CompactionFailed
+    from tui.launch import MissingSessionCwdError, session_cwd
 
     settings, _ = effective_settings(args)
     # A dry run opens the file read-only: nothing can be appended, and the bytes stay as they were.
     store = SessionStore.open(Path(args.file), read_only=args.dry_run)
+    try:
+        workspace = session_cwd(store)  # a stored cwd that is gone stops here, as in pi's print mode
+    except MissingSessionCwdError as exc:
+        store.close()
+        raise UserError(str(exc)) from None
     for problem in store.problems:
         print(f"kompakt: warning: {args.file}: {problem} (skipped)", file=sys.stderr)
     if args.reserve_tokens is not None and args.context_window and args.reserve_tokens >= args.context_window:
@@ -629,7 +635,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     budgets: dict[str, Any] = {"context_window": args.context_window}
     notices: list[Notice] = []
     try:
-        session = AgentSession(store, settings)
+        session = AgentSession(store, settings, workspace=workspace)
         session.subscribe(lambda event: notices.append(event) if isinstance(event, Notice) else None)
         if args.dry_run:
             draft = asyncio.run(session.draft_compaction(args.instructions, **budgets))

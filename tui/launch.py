@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from tui.session.catalog import create_session, kompakt_home, latest_session
+from tui.session.errors import SessionError
 from tui.session.store import SessionStore
 
 LaunchMode = Literal["new", "continue", "open", "watch", "demo"]
@@ -90,6 +91,37 @@ def open_session(launch: Launch) -> OpenedSession:
     return OpenedSession(store, store.read_only, False, notices)
 
 
-def session_cwd(store: SessionStore) -> Path:
+class MissingSessionCwdError(SessionError):
+    """The working directory stored in a session's header no longer exists (pi 0.73.1 refuses too)."""
+
+    def __init__(self, store: SessionStore, missing: str, fallback: Path) -> None:
+        super().__init__(
+            f"the session's working directory does not exist: {missing} (session file: {store.path}; "
+            f"current directory: {fallback})"
+        )
+        self.missing = missing
+        self.fallback = fallback
+
+
+def missing_session_cwd(store: SessionStore) -> str | None:
+    """The header's ``cwd`` when it names a directory that is not there (any more); None otherwise."""
     cwd = store.header.get("cwd")
-    return Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else Path.cwd()
+    if isinstance(cwd, str) and cwd and not os.path.isdir(cwd):
+        return cwd
+    return None
+
+
+def session_cwd(store: SessionStore, fallback: Path | None = None) -> Path:
+    """Where the session works: its stored cwd; ``fallback`` (default: here) only when it has none.
+
+    A stored cwd that no longer exists raises :class:`MissingSessionCwdError` unless ``fallback`` is
+    given: the caller says so and asks (TUI) or stops (CLI); there is no silent fallback.
+    """
+    here = fallback or Path.cwd()
+    missing = missing_session_cwd(store)
+    if missing is not None:
+        if fallback is None:
+            raise MissingSessionCwdError(store, missing, here)
+        return fallback
+    cwd = store.header.get("cwd")
+    return Path(cwd) if isinstance(cwd, str) and cwd else here

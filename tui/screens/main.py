@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from tui import slash
-from tui.launch import Launch, session_cwd
+from tui.launch import Launch, missing_session_cwd, session_cwd
 from tui.session.errors import SessionError
 from widgets.chat_pane import ChatPane
 from widgets.prompt import PromptBox, PromptInput
@@ -149,7 +149,7 @@ class MainScreen(Screen[None]):
         """After the first frame (settings are loaded by then): the agent, timeline, status, watch mode."""
         opened = self.kapp.session
         assert opened is not None
-        await self._attach_agent(opened.notices)
+        await self._attach_agent(opened.notices, startup=True)
         if opened.follow:
             self.follow_session()
 
@@ -180,7 +180,7 @@ class MainScreen(Screen[None]):
         """The welcome text stands where the chat is while the session has no entries at all."""
         self.query_one("#welcome").display = not self.kapp.session.store.entries
 
-    async def _attach_agent(self, notices: list[str] = ()) -> None:
+    async def _attach_agent(self, notices: list[str] = (), *, startup: bool = False) -> None:
         from tui.agent.hooks import HookRunner
         from tui.agent.session import AgentSession
         from tui.screens.agent_view import AgentEventView
@@ -193,9 +193,10 @@ class MainScreen(Screen[None]):
         settings = self.kapp.settings
         store.fsync_mode = settings.session.fsync
         hooks = HookRunner.from_settings(settings.hooks.modules, on_error=self._hook_failed)
-        self.agent = AgentSession(
-            store, settings, workspace=session_cwd(store), ask=self._ask_approval, hooks=hooks
-        )
+        # Asked below, once the agent exists; the demo's stored cwd is made up and it works here.
+        missing_cwd = None if self.kapp.launch.mode == "demo" else missing_session_cwd(store)
+        workspace = session_cwd(store, self.kapp.launch.cwd)  # the fallback only once asked (below)
+        self.agent = AgentSession(store, settings, workspace=workspace, ask=self._ask_approval, hooks=hooks)
         self._queued.clear()
         self.events = AgentEventView(self, store, self.chat, self.timeline, self.status)
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
@@ -205,6 +206,10 @@ class MainScreen(Screen[None]):
         for notice in notices:
             self.notify(notice, timeout=8)
         self._warn_if_reserve_fills_window()
+        if missing_cwd is not None:
+            from tui.screens.missing_cwd import ask_missing_cwd
+
+            ask_missing_cwd(self, missing_cwd, startup=startup)
 
     def _warn_if_reserve_fills_window(self) -> None:
         from tui.compaction.engine import reserve_fills_window
