@@ -216,7 +216,7 @@ async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch,
         assert written.suffix == ".md" and "export this question" in text and "and this answer" in text
         await type_prompt(pilot, "/export pdf")
         await wait_until(
-            pilot, lambda: any("Usage: /export [html|md]" in n[1] for n in app.notes), "the usage"
+            pilot, lambda: any("Usage: /export [html|md|jsonl [file]]" in n[1] for n in app.notes), "the usage"
         )
         assert [n[0] for n in app.notes].count("Exported") == 1
 
