@@ -1,7 +1,8 @@
 """The HTML export: one self-contained page with the tree outline beside the messages of the active path.
 
 Everything from the session is cleaned (escape sequences dropped, secrets redacted) and then HTML-escaped;
-nothing in the page loads from anywhere. A Content-Security-Policy allows only the page's own style, its
+nothing in the page loads from anywhere. Above the messages, an inline SVG chart shows the context size over
+the session (:mod:`tui.export.chart`). A Content-Security-Policy allows only the page's own style, its
 one script (by hash) and ``data:`` images, so even a mistake in escaping could not run or fetch anything.
 """
 
@@ -11,6 +12,7 @@ import re
 from html import escape
 from typing import Any
 
+from tui.export.chart import chart_svg, context_series
 from tui.export.common import (
     LINK_TEXT_CHARS,
     ExportView,
@@ -205,6 +207,37 @@ class _Page:
         return "".join(sections)
 
 
+def _chart_budgets(store: SessionStore, path: list[Entry]) -> tuple[int, int]:
+    """The window of the session's model (else the default) and the reserve (the session's own, else pi's)."""
+    from tui.agent.model_info import DEFAULT_CONTEXT_WINDOW
+    from tui.agent.model_map import context_window
+    from tui.agent.session_settings import read_overrides
+    from tui.compaction.plan import RESERVE_TOKENS
+    from tui.session.context import context_from_path
+
+    model = context_from_path(path).model or {}
+    window = None
+    if model.get("modelId"):
+        window = context_window(model["modelId"], model.get("provider"))
+    reserve = read_overrides(store.entries).values.get("reserveTokens", RESERVE_TOKENS)
+    return window or DEFAULT_CONTEXT_WINDOW, int(reserve)
+
+
+def context_chart(store: SessionStore, path: list[Entry]) -> str:
+    """The "Context size" section: the chart of :mod:`tui.export.chart` ("" for a session with no reply)."""
+    samples = context_series(path)
+    window, reserve = _chart_budgets(store, path)
+    svg = chart_svg(samples, window, reserve)
+    if not svg:
+        return ""
+    return (
+        '<section class="chart"><h2>Context size</h2>'
+        '<p class="note">Each reply\'s context (filled: measured by the provider; hollow: estimated), each '
+        "compaction as a drop from before to after, the threshold and the window.</p>"
+        f"{svg}</section>"
+    )
+
+
 def export_html(store: SessionStore, leaf_id: str | None = None, all_branches: bool = False) -> str:
     """One self-contained HTML page of the session at ``leaf_id`` (default: the leaf)."""
     view = prepare_export(store, leaf_id, all_branches)
@@ -246,6 +279,7 @@ def export_html(store: SessionStore, leaf_id: str | None = None, all_branches: b
 {branch_note}
 </nav>
 <main>
+{context_chart(store, view.path)}
 <h2>Active path</h2>
 {entries}
 {page.branches()}
