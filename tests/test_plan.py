@@ -138,6 +138,27 @@ def test_boundary_starts_at_the_previous_compactions_first_kept_entry():  # pi 0
     assert plan.to_json()["readFiles"] == ["r.py"] and plan.to_json()["modifiedFiles"] == ["m.py"]
 
 
+def test_files_of_the_kept_region_enter_the_lists_at_the_next_compaction():  # delta A.14
+    path = f.chain(
+        [
+            f.user("u1" + T100),
+            f.assistant("a1" + T100),
+            f.user("u2"),
+            f.assistant(tool_calls=[f.tool_call("edit", {"path": "kept.py"}, "c1")]),
+            f.tool_result("c1", "edit", "ok"),
+            f.compaction("OLD", 2, details={"readFiles": [], "modifiedFiles": []}),
+            f.user("u3" + T100),
+            f.assistant("a3" + T100),
+            f.user("u4" + T100),
+        ]
+    )
+    plan = _plan(path, 150)
+    assert plan.file_ops.edited == {
+        "kept.py"
+    }  # 0.58.3 never listed it: its turn was neither summarised nor kept
+    assert plan.to_json()["modifiedFiles"] == ["kept.py"]
+
+
 def test_hook_compaction_details_are_not_carried():
     path = f.chain(
         [
