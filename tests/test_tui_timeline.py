@@ -211,6 +211,22 @@ async def test_expanded_panel_lists_past_compactions() -> None:
         assert widget.size.height == 3
 
 
+async def test_past_compactions_show_omp_method_and_warning() -> None:
+    path = compacted_path()
+    compaction = next(e for e in path if e["type"] == "compaction")
+    compaction.update(method="remote", warning="summary cut short")  # oh-my-pi 18 writes these
+    app = Host(path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(CompactionTimeline)
+        await pilot.press("space")
+        await wait_for(pilot, lambda: widget.expanded)
+        await pilot.pause()
+        text = rows(widget)
+        header = next(i for i, row in enumerate(text) if row.startswith("Past compactions (1)"))
+        assert "remote" in text[header + 1] and "⚠ summary cut short" in text[header + 1]
+
+
 async def test_session_text_cannot_inject_escape_sequences() -> None:
     path = compacted_path(reason=None)
     path[12]["firstKeptEntryId"] = "\x1b]0;pwned\x07[bold]x"

@@ -102,7 +102,12 @@ def describe_entry(entry: Entry, tree: TreeIndex | None = None) -> Content:
 def _compaction(out: _Builder, entry: Entry) -> None:
     tokens = entry.get("tokensBefore")
     out.field("tokensBefore", f"{tokens:,}" if isinstance(tokens, int) else tokens)
+    after = entry.get("tokensAfter")  # oh-my-pi 18: tokensAfter, method and warning on the entry
+    if after is not None:
+        out.field("tokensAfter", f"{after:,}" if isinstance(after, int) else after)
     out.field("firstKeptEntryId", entry.get("firstKeptEntryId"))
+    out.field("method", entry.get("method"))
+    out.field("warning", entry.get("warning"))
     if entry.get("fromHook"):
         out.field("fromHook", "true")
     details = entry.get("details") if isinstance(entry.get("details"), Mapping) else {}

@@ -794,6 +794,11 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                             f"{compaction.reason}{duration}  ▼ {sanitize(compaction.first_kept_entry_id)[:12]}",
                             muted,
                         ),
+                        (f"  {sanitize(compaction.method)}" if compaction.method else "", muted),
+                        (
+                            f"  ⚠ {sanitize(compaction.warning)}" if compaction.warning else "",
+                            self._style("threshold"),
+                        ),
                     ],
                     width,
                     base,

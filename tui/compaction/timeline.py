@@ -117,6 +117,8 @@ class PastCompaction:
     reason: str
     duration_ms: int | None
     summary_tokens: int
+    method: str | None = None  # oh-my-pi 18 records how it compacted …
+    warning: str | None = None  # … and what went wrong, on the entry itself
 
 
 @dataclass(frozen=True)
@@ -437,6 +439,8 @@ def _past_compactions(
         kept_from = index_of.get(first_kept)
         kept = kept_prefix[i] - kept_prefix[kept_from] if kept_from is not None and kept_from < i else 0
         recorded_after = _as_int(record.get("tokensAfter"))
+        if recorded_after is None:
+            recorded_after = _as_int(entry.get("tokensAfter"))  # oh-my-pi 18 stores it on the entry
         reason = record.get("reason")
         out.append(
             PastCompaction(
@@ -450,9 +454,15 @@ def _past_compactions(
                 reason=reason if reason in REASONS else "unknown",
                 duration_ms=_as_int(record.get("durationMs")),
                 summary_tokens=estimates[i],
+                method=_as_text(entry.get("method")),
+                warning=_as_text(entry.get("warning")),
             )
         )
     return out
+
+
+def _as_text(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
 
 
 class _Bar(NamedTuple):

@@ -1,8 +1,10 @@
 """Build the message list the model sees from a session path, exactly as pi's ``buildSessionContext``.
 
 The path runs from the root to the leaf. The latest compaction on it replaces everything before its
-``firstKeptEntryId`` with a summary message. kompakt's prune entries (DESIGN.md deviation 6) replace
-old tool outputs here, at build time, so the file itself is never rewritten.
+``firstKeptEntryId`` with a summary message. An oh-my-pi ``reset_boundary`` (its ``/clear``) that lies
+after the latest compaction starts the context afresh: only the entries after it are sent (before the
+compaction, the compaction wins as usual). kompakt's prune entries (DESIGN.md deviation 6) replace old
+tool outputs here, at build time, so the file itself is never rewritten.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import prompts
-from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, Message, is_custom, iso_to_ms
+from tui.session.entries import PRUNE_CUSTOM_TYPE, RESET_BOUNDARY_TYPE, Entry, Message, is_custom, iso_to_ms
 
 _UNSET: Any = object()
 
@@ -120,6 +122,7 @@ def build_session_context(
 def context_from_path(path: Sequence[Entry]) -> SessionContext:
     ctx = SessionContext()
     compaction_index = -1
+    reset_index = -1
     for index, entry in enumerate(path):
         kind = entry.get("type")
         if kind == "thinking_level_change":
@@ -132,6 +135,8 @@ def context_from_path(path: Sequence[Entry]) -> SessionContext:
                 ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
         elif kind == "compaction":
             compaction_index = index
+        elif kind == RESET_BOUNDARY_TYPE:
+            reset_index = index
     pruned = pruned_outputs(path)
 
     def emit(entry: Entry) -> None:
@@ -145,6 +150,10 @@ def context_from_path(path: Sequence[Entry]) -> SessionContext:
         ctx.messages.append(message)
         ctx.entry_ids.append(entry["id"])
 
+    if reset_index > compaction_index:  # omp's /clear after the latest compaction (or without one)
+        for entry in path[reset_index + 1 :]:
+            emit(entry)
+        return ctx
     if compaction_index < 0:
         for entry in path:
             emit(entry)

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tui.session.entries import Entry, Message
+from tui.session.entries import OMP_METADATA_TYPES, RESET_BOUNDARY_TYPE, Entry, Message
 
 TEXT_CAP = 200
 ERROR_CAP = 80
@@ -143,7 +143,43 @@ def entry_text(entry: Entry, calls: Mapping[str, tuple[str, Any]]) -> str:
         return f"[label: {'(cleared)' if label is None else label}]"
     if kind == "session_info":
         return f"[title: {entry.get('name') or 'empty'}]"
+    if kind == RESET_BOUNDARY_TYPE:
+        return "[clear]"
+    if kind in OMP_METADATA_TYPES:
+        return omp_metadata_text(entry)
     return f"[{kind}]"
+
+
+def _first_str(entry: Entry, *names: str) -> str:
+    for name in names:
+        value = entry.get(name)
+        if isinstance(value, str) and value.strip():
+            return flat(value, ARGS_CAP)
+    return ""
+
+
+def omp_metadata_text(entry: Entry) -> str:
+    """A readable row for oh-my-pi's metadata entries: what it is, and its main field when it has one."""
+    kind = str(entry.get("type"))
+    if kind == "ttsr_injection":
+        rules = entry.get("injectedRules")
+        count = len(rules) if isinstance(rules, list) else 0
+        return f"[rules injected: {count}]"
+    label, fields = _OMP_NAMES.get(kind, (kind.replace("_", " "), ()))
+    value = _first_str(entry, *fields)
+    return f"[{label}: {value}]" if value else f"[{label}]"
+
+
+# omp type → (row name, the fields whose first non-empty string the row shows)
+_OMP_NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "model_usage": ("model usage", ("model", "modelId")),
+    "service_tier_change": ("service tier", ("serviceTier", "tier")),
+    "credential_pin": ("credential pin", ("provider", "credentialId")),
+    "session_init": ("session init", ("task",)),
+    "mode_change": ("mode", ("mode",)),
+    "title_change": ("title", ("title", "name")),
+    "session_title": ("title", ("title", "name")),
+}
 
 
 def _message_text(message: Message, calls: Mapping[str, tuple[str, Any]]) -> str:
@@ -196,4 +232,6 @@ def search_text(entry: Entry, label: str | None) -> str:
         parts += ["label", str(entry.get("label") or "")]
     elif kind == "session_info":
         parts += ["title", str(entry.get("name") or "")]
+    elif kind == RESET_BOUNDARY_TYPE or kind in OMP_METADATA_TYPES:
+        parts.append(entry_text(entry, {})[1:-1])
     return " ".join(parts).lower()

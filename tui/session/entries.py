@@ -33,6 +33,22 @@ KNOWN_ENTRY_TYPES = frozenset(
     }
 )
 
+# oh-my-pi 18 writes these besides pi's types. reset_boundary (omp's /clear) starts the context afresh;
+# the others are metadata: kept unchanged, never sent, shown in the tree's "all" view.
+RESET_BOUNDARY_TYPE = "reset_boundary"
+OMP_METADATA_TYPES = frozenset(
+    {
+        "model_usage",
+        "service_tier_change",
+        "ttsr_injection",
+        "credential_pin",
+        "session_init",
+        "mode_change",
+        "title_change",
+        "session_title",
+    }
+)
+
 # kompakt's own extras live in `custom` entries, which pi ignores (DESIGN.md deviations 1 and 6).
 LEAF_CUSTOM_TYPE = "kompakt.leaf"
 PRUNE_CUSTOM_TYPE = "kompakt.prune"

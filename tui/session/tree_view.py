@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from tui.session.display import assistant_has_text, entry_text, search_text, tool_calls_by_id
-from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom
+from tui.session.entries import LEAF_CUSTOM_TYPE, OMP_METADATA_TYPES, Entry, is_custom
 from tui.session.tree import TreeIndex
 
 FilterMode = Literal["default", "no-tools", "user-only", "labeled-only", "all"]
@@ -31,7 +31,9 @@ FILTER_TAGS: dict[str, str] = {
 LABEL_TIME_TAG = " [+label time]"
 _ROOT = "\0root"
 # Bookkeeping entries that only the "all" (and labeled-only) views show.
-_SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+_SETTINGS_TYPES = frozenset(
+    {"label", "custom", "model_change", "thinking_level_change", "session_info", *OMP_METADATA_TYPES}
+)  # oh-my-pi's metadata types too: only the "all" view shows them
 _NORMAL_STOPS = ("stop", "toolUse")
 
 
