@@ -41,7 +41,7 @@ PACKAGE = "node_modules/@mariozechner/pi-coding-agent/package.json"
 KEEPS = (1, 60, 400, 1_500, 4_000, 9_000, 20_000)
 RESERVE = 16_384
 TOOLS = ("read", "edit", "write", "bash", "grep")
-LETTERS = "abcdefghij"
+LETTERS = "abcdefghij" * 3 + "é中😀"  # JavaScript counts 😀 as two (UTF-16)
 
 
 def pi_dir_problem(pi_dir: str | None) -> str | None:
@@ -331,13 +331,15 @@ def _compare_context(ours: dict[str, Any], pi: dict[str, Any], report: Report) -
         bad.append("contextRoles")
     if [m["role"] for m in ours["messages"]] != pi["llmRoles"]:
         bad.append("llmRoles")
+    if [m["tokens"] for m in ours["entries"]] != pi["tokens"]:
+        bad.append("contextEstimates")
     if ours["thinkingLevel"] != pi["thinkingLevel"]:
         bad.append("thinkingLevel")
     if ours["model"] != pi["model"]:
         bad.append("model")
-    if pi["tokens"] is None:
+    if pi["size"] is None:
         report.deviations["context size unknown in pi after a compaction, kompakt estimates"] += 1
-    elif ours["estimate"]["tokens"] != pi["tokens"]:
+    elif ours["estimate"]["tokens"] != pi["size"]:
         bad.append("contextTokens")
     return bad
 

@@ -2,7 +2,7 @@
 // Needs `npm install @mariozechner/pi-coding-agent@0.73.1` in the directory given by KOMPAKT_PI_DIR.
 // Reads a JSON list of {file, leafId, keepRecentTokens, reserveTokens}; for each session file (pi JSONL)
 // prints what prepareCompaction returns for the path to leafId (null when it returns undefined), the
-// per-entry estimates of its range, and the roles and size of the context buildSessionContext builds.
+// per-entry estimates of its range, and the roles, estimates and size of the context buildSessionContext builds.
 import fs from "node:fs";
 const dist = process.env.KOMPAKT_PI_DIR + "/node_modules/@mariozechner/pi-coding-agent/dist/core/";
 const { prepareCompaction, estimateTokens, estimateContextTokens, calculateContextTokens } = await import(
@@ -85,7 +85,8 @@ for (const spec of JSON.parse(fs.readFileSync(process.argv[2], "utf8"))) {
     context: {
       roles: context.messages.map((m) => m.role),
       llmRoles: convertToLlm(context.messages).map((m) => m.role),
-      tokens: contextUsage(path, context.messages),
+      tokens: context.messages.map((m) => estimateTokens(m)),
+      size: contextUsage(path, context.messages),
       estimate: estimateContextTokens(context.messages).tokens,
       thinkingLevel: context.thinkingLevel,
       model: context.model,
