@@ -3,18 +3,28 @@ tool groups, the stored pi compaction, the merge with the previous summary and t
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import factories as f
-from tests.compaction_helpers import RecordingSummarizer, compaction_settings, msg, new_store
+from tests.compaction_helpers import (
+    RecordingSummarizer,
+    compaction_settings,
+    is_short_summary_prompt,
+    msg,
+    new_store,
+    scripted,
+)
 from tests.path_strategies import paths
 from tui.compaction import head_tail as ht
 from tui.compaction.boundary import tokens_before
 from tui.compaction.engine import CompactionResult, compact_session, compaction_due
 from tui.compaction.plan import PlanSkip
-from tui.compaction.summarizer import end_marker
+from tui.compaction.head_tail_summary import summarize_head_tail
+from tui.compaction.summarizer import SummaryBudgets, end_marker
 from tui.session.context import build_session_context, message_text
 from tui.session.entries import validate_entry
 from tui.session.store import SessionStore
@@ -440,3 +450,20 @@ def test_a_reserve_that_fills_the_window_never_triggers_either_strategy():
         settings = compaction_settings(strategy=strategy, reserve=100_000)
         assert not compaction_due(path, settings, 100_000, context_tokens=10**9)
         assert compaction_due(path, compaction_settings(strategy=strategy, reserve=99_000), 100_000, 10**9)
+
+
+async def test_head_tail_short_summary_runs_beside_the_notes():  # issue 11 item 5
+    plan = _plan(f.chain(_session(turns=12, size=400)))
+    gate = asyncio.Event()
+    fake = RecordingSummarizer(reply=scripted(history="NOTES"), gate=gate)
+    job = asyncio.ensure_future(summarize_head_tail(plan, fake, SummaryBudgets.from_reserve(16384, 100_000)))
+    while len(fake.calls) < 2:  # both calls are open before either answers
+        await asyncio.sleep(0)
+        assert not job.done()
+    assert sorted(is_short_summary_prompt(c.prompt) for c in fake.calls) == [False, True]
+    gate.set()
+    result = await job
+    assert result.short_summary == "SHORT" and result.summary.startswith("NOTES")
+    # It reads the middle and the tail (the messages), not the notes being written.
+    (short_prompt,) = [c.prompt for c in fake.calls if is_short_summary_prompt(c.prompt)]
+    assert "request 5" in short_prompt and "done 11" in short_prompt and "NOTES" not in short_prompt
