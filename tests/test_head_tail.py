@@ -22,8 +22,8 @@ from tests.path_strategies import paths
 from tui.compaction import head_tail as ht
 from tui.compaction.boundary import tokens_before
 from tui.compaction.engine import CompactionResult, compact_session, compaction_due
-from tui.compaction.plan import PlanSkip
 from tui.compaction.head_tail_summary import summarize_head_tail
+from tui.compaction.plan import PlanSkip
 from tui.compaction.summarizer import SummaryBudgets, end_marker
 from tui.session.context import build_session_context, message_text
 from tui.session.entries import validate_entry
