@@ -21,7 +21,11 @@ class SlashCommand:
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("compact", "[instructions]", "Compact the context now, optionally with a focus"),
+    SlashCommand(
+        "compact",
+        "[--preview] [instructions]",
+        "Compact the context now, optionally with a focus; --preview shows the summary before writing it",
+    ),
     SlashCommand("tree", "", "Open the full-screen session tree"),
     SlashCommand("model", "[name]", "Pick the model (or set it by name)"),
     SlashCommand("settings", "", "Open the settings screen"),
@@ -39,6 +43,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("continue", "", "Let the agent carry on (after a spent iteration budget, an error or Esc)"),
     SlashCommand(
         "uncompact", "[id]", "Undo the latest compaction (or the one named): the leaf goes back to before it"
+    ),
+    SlashCommand(
+        "inspect", "[id]", "Inspect the latest compaction (or the one named): summarised, summary, kept"
     ),
     SlashCommand(
         "session-settings", "[clear]", "Show this session's own compaction settings (or clear them)"

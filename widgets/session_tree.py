@@ -118,6 +118,7 @@ class SessionTreeView(ScrollView, can_focus=True):
         # Bound, so a capital L or T never reaches the search (as in pi 0.73.1).
         Binding("T,shift+t", "toggle_label_times", "Label times", show=False, id="tree.label_times"),
         Binding("U,shift+u", "compaction('uncompact')", "Undo compaction", show=False, id="tree.uncompact"),
+        Binding("I,shift+i", "compaction('inspect')", "Inspect compaction", show=False, id="tree.inspect"),
         Binding("backspace", "backspace", "Delete search char", show=False, id="tree.search.backspace"),
         Binding("escape", "escape", "Clear search / close", show=False, id="tree.escape"),
     ]
@@ -160,7 +161,8 @@ class SessionTreeView(ScrollView, can_focus=True):
             return self.view
 
     class CompactionActionRequested(Message):
-        """Shift+U on a row: undo that compaction (the main screen says so when it is not one)."""
+        """Shift+U / Shift+I on a row: undo or inspect that compaction (the main screen says so when it is
+        not one); ``action`` is "uncompact" or "inspect"."""
 
         def __init__(self, view: SessionTreeView, entry_id: str, action: str) -> None:
             super().__init__()

@@ -176,6 +176,8 @@ protected head a head-tail compaction copied into its summary, and the bracket i
 - `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
 - `s`: switch the what-if between the keep-recent and head-tail strategies
 - `r`: reset the what-if to the current settings
+- `p`: preview the compaction the what-if would write (the inspector shows it; Enter writes it, Esc drops it)
+- `i`: inspect the latest compaction (what it summarised, its summary, what it kept)
 - `a`: apply the what-if to this session only (stored in the session file; `/session-settings clear` removes it)
 - `enter`: compact now with the what-if settings
 - `b`: jump to the boundary entry in the tree
@@ -203,6 +205,8 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         Binding("s", "switch_strategy", "Switch strategy", id="timeline.switch_strategy"),
         Binding("r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
         Binding("a", "apply_to_session", "Apply to this session", id="timeline.apply_to_session"),
+        Binding("p", "preview", "Preview compaction", id="timeline.preview"),
+        Binding("i", "inspect", "Inspect last compaction", id="timeline.inspect"),
         Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
         Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
         Binding("space", "toggle_expanded", "Expand timeline", id="timeline.toggle"),
@@ -277,6 +281,18 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             self.keep_recent_tokens = keep_recent_tokens
             self.reserve_tokens = reserve_tokens
             self.strategy = strategy
+
+    class PreviewRequested(Message):
+        """Generate the compaction these values would write, without writing it."""
+
+        def __init__(self, keep_recent_tokens: int, reserve_tokens: int, strategy: str) -> None:
+            super().__init__()
+            self.keep_recent_tokens = keep_recent_tokens
+            self.reserve_tokens = reserve_tokens
+            self.strategy = strategy
+
+    class InspectRequested(Message):
+        """Open the inspector on the latest compaction of the active path."""
 
     class StrategyChanged(Message):
         """The what-if strategy was switched from the keyboard."""
@@ -478,6 +494,15 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         strategy = self.what_if_strategy
         if settings is not None and strategy is not None:
             self.post_message(self.ApplyToSessionRequested(*settings, strategy=strategy))
+
+    def action_preview(self) -> None:
+        settings = self.what_if_settings
+        strategy = self.what_if_strategy
+        if settings is not None and strategy is not None and self._compacting is None:
+            self.post_message(self.PreviewRequested(*settings, strategy=strategy))
+
+    def action_inspect(self) -> None:
+        self.post_message(self.InspectRequested())
 
     def action_jump_to_boundary(self) -> None:
         if self._timeline is not None and self._timeline.boundary_id:
@@ -702,7 +727,9 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         else:
             checks = (" threshold (last reply's usage + later messages)  ", " threshold: usage + later  ")
         moved = timeline.what_if.threshold != timeline.threshold
-        ghost_threshold = [(GHOST_THRESHOLD, self._style("ghost")), (" what-if threshold  ", muted)] if moved else []
+        ghost_threshold = (
+            [(GHOST_THRESHOLD, self._style("ghost")), (" what-if threshold  ", muted)] if moved else []
+        )
         ghost_short = [(GHOST_THRESHOLD, self._style("ghost")), ("  ", muted)] if moved else []
         markers = [
             [

@@ -137,6 +137,52 @@ def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _facts(entry: Entry, kompakt: dict[str, Any], tokens_after: int) -> CompactionFacts:
+    measured = kompakt.get("tokensBeforeMeasured")
+    cost = kompakt.get("costUsd")
+    return CompactionFacts(
+        tokens_before=int(entry.get("tokensBefore") or 0),
+        tokens_before_measured=measured if isinstance(measured, bool) else None,
+        tokens_after=tokens_after,
+        tokens_after_measured=kompakt.get("tokensAfterMeasured") is True,
+        reason=kompakt.get("reason"),
+        model=kompakt.get("model"),
+        summary_source=kompakt.get("summarySource") or ("hook" if entry.get("fromHook") else None),
+        duration_ms=_int_or_none(kompakt.get("durationMs")),
+        cost_usd=cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
+        keep_recent_tokens=_int_or_none(kompakt.get("keepRecentTokens")),
+        keep_recent_tokens_used=_int_or_none(kompakt.get("keepRecentTokensUsed")),
+        reserve_tokens=_int_or_none(kompakt.get("reserveTokens")),
+        strategy=kompakt.get("strategy"),
+    )
+
+
+def inspect_draft(path: Sequence[Entry], draft: Any) -> CompactionInspection:
+    """A compaction not written yet (a :class:`~tui.compaction.engine.CompactionDraft` for ``path``),
+    shaped like a stored one: the preview shows it in the inspector before Enter writes it."""
+    plan = draft.plan
+    summarised_ids = {*plan.summarize_entry_ids, *plan.turn_prefix_entry_ids}
+    kept_ids = set(plan.kept_entry_ids)
+    calls = tool_calls_by_id(path)
+    summarised = _rows([e for e in path if e.get("id") in summarised_ids], calls)
+    kept = _rows([e for e in path if e.get("id") in kept_ids], calls)
+    pending = {"type": "compaction", "tokensBefore": draft.tokens_before}
+    details = draft.details
+    return CompactionInspection(
+        compaction_id="(preview)",
+        first_kept_entry_id=draft.first_kept_entry_id,
+        summary=draft.summary,
+        short_summary=draft.short_summary,
+        read_files=[str(p) for p in details.get("readFiles") or ()],
+        modified_files=[str(p) for p in details.get("modifiedFiles") or ()],
+        previous_compaction_id=plan.previous_compaction_id,
+        previous_summary=plan.previous_summary,
+        summarised=summarised,
+        kept=kept,
+        facts=_facts(pending, details.get("kompakt") or {}, draft.tokens_after),
+    )
+
+
 def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionInspection:
     """Take apart the compaction ``compaction_id`` on ``path`` (any root→leaf path through it)."""
     index = _index_of(path, compaction_id)
@@ -165,22 +211,7 @@ def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionI
     tokens_after = _int_or_none(kompakt.get("tokensAfter"))
     if tokens_after is None:
         tokens_after = sum_tokens(context_from_path(path[: index + 1]).messages)
-    measured = kompakt.get("tokensBeforeMeasured")
-    facts = CompactionFacts(
-        tokens_before=int(entry.get("tokensBefore") or 0),
-        tokens_before_measured=measured if isinstance(measured, bool) else None,
-        tokens_after=tokens_after,
-        tokens_after_measured=kompakt.get("tokensAfterMeasured") is True,
-        reason=kompakt.get("reason"),
-        model=kompakt.get("model"),
-        summary_source=kompakt.get("summarySource") or ("hook" if entry.get("fromHook") else None),
-        duration_ms=_int_or_none(kompakt.get("durationMs")),
-        cost_usd=kompakt.get("costUsd") if isinstance(kompakt.get("costUsd"), int | float) else None,
-        keep_recent_tokens=_int_or_none(kompakt.get("keepRecentTokens")),
-        keep_recent_tokens_used=_int_or_none(kompakt.get("keepRecentTokensUsed")),
-        reserve_tokens=_int_or_none(kompakt.get("reserveTokens")),
-        strategy=kompakt.get("strategy"),
-    )
+    facts = _facts(entry, kompakt, tokens_after)
     previous_entry = path[previous] if previous is not None else None
     return CompactionInspection(
         compaction_id=compaction_id,

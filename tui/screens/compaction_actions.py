@@ -123,3 +123,88 @@ def session_settings_command(screen: MainScreen, argument: str) -> None:
         screen.notify(f"This session sets {_describe(current.values)}.", title="Session settings")
     else:
         screen.notify("This session has no settings of its own; `a` in the timeline's what-if stores some.")
+
+
+async def inspect_compaction_flow(screen: MainScreen, compaction_id: str | None) -> None:
+    """Open the inspector on ``compaction_id`` (None: the latest on the active path); ``u`` there undoes it."""
+    from tui.compaction.inspect import NotACompaction, compactions_on, inspect_compaction
+    from tui.screens.inspector import CompactionInspector
+
+    agent = screen.agent
+    if agent is None:
+        return
+    store = agent.store
+    path = store.get_branch()
+    if compaction_id is None:
+        ids = compactions_on(path)
+        if not ids:
+            screen.notify("There is no compaction on the active path to inspect.", severity="warning")
+            return
+        compaction_id = ids[-1]
+    elif compaction_id not in {e.get("id") for e in path}:
+        path = store.get_branch(compaction_id) if compaction_id in store.tree else path
+    try:
+        inspection = inspect_compaction(path, compaction_id)
+    except NotACompaction as exc:
+        screen.notify(f"Cannot inspect: {exc}.", severity="warning")
+        return
+    if await screen.app.push_screen_wait(CompactionInspector(inspection)) == "undo":
+        await undo_compaction(screen, compaction_id)
+
+
+async def preview_compaction_flow(
+    screen: MainScreen,
+    instructions: str | None,
+    keep_recent_tokens: int | None = None,
+    reserve_tokens: int | None = None,
+    strategy: str | None = None,
+) -> None:
+    """Generate the compaction these values would write, show it in the inspector, write it on Enter.
+
+    Nothing is written until Enter, and then exactly the summary shown (no second model call).
+    """
+    from tui.compaction.engine import CompactionSkip, StaleDraft
+    from tui.compaction.inspect import inspect_draft
+    from tui.screens.inspector import CompactionInspector
+
+    agent = screen.agent
+    if agent is None:
+        return
+    if screen.kapp.session.read_only:
+        screen.notify("This session is open read-only: nothing could be written.", severity="warning")
+        return
+    if agent.is_busy:
+        screen.notify(
+            "Wait for the current reply or compaction to finish (or press Esc).", severity="warning"
+        )
+        return
+    screen.status.message = "previewing a compaction (nothing is written)… esc to cancel"
+    try:
+        draft = await agent.draft_compaction(
+            instructions,
+            keep_recent_tokens=keep_recent_tokens,
+            reserve_tokens=reserve_tokens,
+            strategy=strategy,
+        )
+    except Exception as exc:  # the summarizer failed in "abort" mode: nothing was written either
+        screen.notify(f"The preview failed: {exc}", severity="error")
+        return
+    finally:
+        screen.status.message = ""
+    if draft is None:
+        screen.notify("Preview cancelled; nothing was written.", severity="warning")
+        return
+    if isinstance(draft, CompactionSkip):
+        screen.notify(draft.message)
+        return
+    inspection = inspect_draft(agent.store.get_branch(), draft)
+    if await screen.app.push_screen_wait(CompactionInspector(inspection, preview=True)) != "commit":
+        screen.notify("Preview discarded; nothing was written.")
+        return
+    try:
+        # Its CompactionEnd event reloads the chat and says "Compacted", as for any compaction.
+        await agent.commit_draft(draft)
+    except StaleDraft as exc:
+        screen.notify(f"Not written: {exc}.", severity="warning")
+        return
+    screen.session_changed()

@@ -351,7 +351,15 @@ class MainScreen(Screen[None]):
 
     async def run_command(self, name: str, argument: str) -> None:
         if name == "compact":
-            self.run_agent("compact", argument or None)
+            preview, _, focus = (
+                argument.partition(" ") if argument.startswith("--preview") else ("", "", argument)
+            )
+            if preview == "--preview":
+                self.compaction_flow("preview", focus.strip() or None)
+            else:
+                self.run_agent("compact", argument or None)
+        elif name == "inspect":
+            self.compaction_flow("inspect", argument or None)
         elif name == "continue":
             self.run_agent("continue")
         elif name == "uncompact":
@@ -532,9 +540,22 @@ class MainScreen(Screen[None]):
 
     @on(SessionTreeView.CompactionActionRequested)
     def compaction_action_requested(self, event: SessionTreeView.CompactionActionRequested) -> None:
-        """Shift+U on a tree row (this screen's pane, or the full-screen tree via the app)."""
+        """Shift+U / Shift+I on a tree row (this screen's pane, or the full-screen tree via the app)."""
         event.stop()
-        self.uncompact(event.entry_id)
+        if event.action == "inspect":
+            self.compaction_flow("inspect", event.entry_id)
+        else:
+            self.uncompact(event.entry_id)
+
+    @work(exclusive=True, group="inspect", exit_on_error=False)
+    async def compaction_flow(self, kind: str, *args: Any) -> None:
+        """The inspector (``/inspect``, Shift+I, ``i``) or a preview (``/compact --preview``, ``p``)."""
+        from tui.screens.compaction_actions import inspect_compaction_flow, preview_compaction_flow
+
+        if kind == "inspect":
+            await inspect_compaction_flow(self, args[0])
+        else:
+            await preview_compaction_flow(self, *args)
 
     @work(exclusive=True, group="navigate", exit_on_error=False)
     async def uncompact(self, compaction_id: str | None) -> None:
@@ -637,6 +658,16 @@ class MainScreen(Screen[None]):
                 "strategy": event.strategy,
             },
         )
+
+    @on(CompactionTimeline.PreviewRequested)
+    def _preview(self, event: CompactionTimeline.PreviewRequested) -> None:
+        event.stop()
+        self.compaction_flow("preview", None, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
+
+    @on(CompactionTimeline.InspectRequested)
+    def _inspect_latest(self, event: CompactionTimeline.InspectRequested) -> None:
+        event.stop()
+        self.compaction_flow("inspect", None)
 
     @on(CompactionTimeline.JumpToEntry)
     def _jump(self, event: CompactionTimeline.JumpToEntry) -> None:

@@ -1,0 +1,92 @@
+"""The compaction inspector and the preview in the TUI (offline: the deterministic summary), on real files."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+
+from tests.app_e2e_helpers import ready, screen_text, wait_until
+from tests.test_tui_uncompact import SIZE, app_on, compacted_session, submit
+from tui.compaction.inspect import inspect_compaction
+from tui.screens.inspector import CompactionInspector
+from tui.session.store import SessionStore
+
+
+def inspector(app) -> CompactionInspector | None:
+    return app.screen if isinstance(app.screen, CompactionInspector) else None
+
+
+async def test_inspect_shows_the_three_parts_and_u_undoes(tmp_path, monkeypatch):
+    path, names = compacted_session(tmp_path, later=False)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        expected = inspect_compaction(store.get_branch(), names["compaction"])
+        await submit(pilot, "/inspect")
+        view = await wait_until(pilot, lambda: inspector(app), "the inspector")
+        summarised = view.query_one("#inspector-summarised", DataTable)
+        kept = view.query_one("#inspector-kept", DataTable)
+        await wait_until(pilot, lambda: summarised.row_count == len(expected.summarised), "the rows")
+        assert kept.row_count == len(expected.kept) > 0
+        text = screen_text(app)
+        assert f"Compaction {names['compaction']}" in text and "OLD TURNS WERE SUMMARISED" in text
+        assert "600 (unknown)" in text  # a compaction written without kompakt's details
+        assert f"Kept from ▼ {names['kept']}" in text
+        await pilot.press("u")
+        await wait_until(pilot, lambda: store.leaf_id == names["parent"], "the undo")
+        assert inspector(app) is None
+
+
+async def test_shift_i_on_a_tree_row_opens_the_inspector(tmp_path, monkeypatch):
+    path, names = compacted_session(tmp_path, later=True)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f2")
+        tree = screen.tree_pane.view
+        await wait_until(pilot, lambda: tree.has_focus and tree.selector is not None, "the tree pane")
+        while tree.selected_id != names["compaction"]:
+            await pilot.press("up")
+        await pilot.press("I")
+        view = await wait_until(pilot, lambda: inspector(app), "the inspector")
+        assert view.inspection.compaction_id == names["compaction"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: inspector(app) is None, "closed")
+        assert screen.agent.store.leaf_id == names["later"]  # Esc changes nothing
+
+
+async def test_preview_writes_nothing_until_enter_and_then_exactly_that_summary(tmp_path, monkeypatch):
+    from tests.app_e2e_helpers import new_session
+
+    store, _ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(6)], chars=12000)
+    path = store.path
+    store.close()
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        before = path.read_bytes()
+        await submit(pilot, "/compact --preview keep the answers")
+        view = await wait_until(pilot, lambda: inspector(app), f"the preview {app.notes}", guard=10)
+        assert view.preview and "Preview: not written" in screen_text(app)
+        assert path.read_bytes() == before
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: inspector(app) is None, "discarded")
+        assert path.read_bytes() == before
+
+        # From the what-if: p previews with its values, Enter writes that very draft.
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: screen.timeline.has_focus, "the focused timeline")
+        await pilot.press("minus", "minus")
+        keep = screen.timeline.what_if_settings[0]
+        await pilot.press("p")
+        view = await wait_until(pilot, lambda: inspector(app), "the preview from the what-if")
+        shown = view.inspection.summary
+        assert view.inspection.facts.keep_recent_tokens == keep
+        assert path.read_bytes() == before
+        await pilot.press("enter")
+        store = screen.agent.store
+        await wait_until(pilot, lambda: store.get_branch()[-1]["type"] == "compaction", "the compaction")
+        entry = store.get_branch()[-1]
+        assert entry["summary"] == shown and entry["details"]["kompakt"]["keepRecentTokens"] == keep
+    with SessionStore.open(path, read_only=True) as reopened:
+        assert [e["id"] for e in reopened.entries if e["type"] == "compaction"] == [entry["id"]]

@@ -1,0 +1,163 @@
+"""The compaction inspector: what one compaction summarised, what it wrote, and what it kept, side by side.
+
+Three parts under a header of facts: the summarised messages (each with its tokens), the summary
+(rendered Markdown, the short summary, the file lists and the previous summary it updated), and the
+kept messages. The data is a :class:`~tui.compaction.inspect.CompactionInspection`, from a stored
+compaction or from a preview (a draft not written yet). For a stored one, ``u`` asks the main screen to
+undo it; for a preview, Enter writes exactly the summary shown (the main screen commits the draft, no
+second model call) and Esc discards it. The screen dismisses with ``"commit"``, ``"undo"`` or None.
+Text from the session or a model is sanitised; the summary's Markdown parses no HTML.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Collapsible, DataTable, Footer, Static
+
+from tui.compaction.inspect import CompactionInspection, InspectedMessage
+from widgets.chunked_markdown import ChatMarkdown
+from widgets.safe_text import safe_text, sanitize
+
+
+def _tokens(value: int) -> str:
+    return f"{value / 1000:.1f}k" if value >= 1000 else str(value)
+
+
+def _measured(flag: bool | None) -> str:
+    return "measured" if flag else "unknown" if flag is None else "estimated"
+
+
+def header_lines(inspection: CompactionInspection, preview: bool) -> list[str]:
+    """The facts as two lines of plain text (every unknown fact says so)."""
+    facts = inspection.facts
+    first = (
+        f"{'Preview: not written' if preview else 'Compaction ' + inspection.compaction_id} · "
+        f"{facts.tokens_before:,} ({_measured(facts.tokens_before_measured)}) → "
+        f"{facts.tokens_after:,} ({_measured(facts.tokens_after_measured)}) tokens"
+    )
+    parts = [
+        f"reason {facts.reason or 'unknown'}",
+        f"model {facts.model or facts.summary_source or 'unknown'}",
+        "duration unknown" if facts.duration_ms is None else f"{facts.duration_ms / 1000:.1f} s",
+        "cost unknown" if facts.cost_usd is None else f"${facts.cost_usd:.4f}",
+        f"keepRecentTokens {'unknown' if facts.keep_recent_tokens is None else f'{facts.keep_recent_tokens:,}'}",
+        f"reserveTokens {'unknown' if facts.reserve_tokens is None else f'{facts.reserve_tokens:,}'}",
+        f"strategy {facts.strategy or 'unknown'}",
+    ]
+    return [first, " · ".join(parts)]
+
+
+class CompactionInspector(Screen[str | None]):
+    """One compaction taken apart (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    CompactionInspector { layout: vertical; }
+    CompactionInspector #inspector-header { height: auto; padding: 0 1; background: $boost; }
+    CompactionInspector #inspector-body { height: 1fr; }
+    CompactionInspector .inspector-part { width: 1fr; border: round $foreground 30%; }
+    CompactionInspector .inspector-part:focus-within { border: round $accent; }
+    CompactionInspector #inspector-summary-part { width: 1.4fr; }
+    CompactionInspector .inspector-title { text-style: bold; padding: 0 1; }
+    CompactionInspector DataTable { height: 1fr; }
+    CompactionInspector .inspector-note { color: $text-muted; padding: 0 1; }
+    CompactionInspector #inspector-summary { padding: 0 1; height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="inspector.close"),
+        # Priority: the tables' own Enter (select a row) must not swallow the commit of a preview.
+        Binding("enter", "commit", "Write this summary", id="inspector.commit", priority=True),
+        Binding("u", "undo", "Undo this compaction", id="inspector.undo"),
+        Binding("tab", "app.focus_next", "Next part", show=False, id="inspector.next"),
+    ]
+
+    def __init__(self, inspection: CompactionInspection, *, preview: bool = False) -> None:
+        super().__init__()
+        self.inspection = inspection
+        self.preview = preview
+
+    def compose(self) -> ComposeResult:
+        inspection = self.inspection
+        yield Static(Text("\n".join(header_lines(inspection, self.preview))), id="inspector-header")
+        with Horizontal(id="inspector-body"):
+            with Vertical(classes="inspector-part", id="inspector-summarised-part"):
+                yield Static(
+                    Text(
+                        f"Summarised: {len(inspection.summarised)} messages · {_tokens(inspection.summarised_tokens)}"
+                    ),
+                    classes="inspector-title",
+                )
+                yield DataTable(id="inspector-summarised", cursor_type="row", zebra_stripes=True)
+            with Vertical(classes="inspector-part", id="inspector-summary-part"):
+                yield Static(
+                    Text("Preview summary" if self.preview else "Summary"), classes="inspector-title"
+                )
+                with VerticalScroll(id="inspector-summary"):
+                    yield ChatMarkdown(sanitize(inspection.summary), classes="inspector-markdown")
+                    if inspection.short_summary:
+                        yield Static(Text("Short summary", style="bold"))
+                        yield Static(safe_text(inspection.short_summary))
+                    yield Static(Text(self._files_text()), classes="inspector-note")
+                    if inspection.previous_summary is not None:
+                        with Collapsible(title="Previous summary (updated by this one)", collapsed=True):
+                            yield ChatMarkdown(sanitize(inspection.previous_summary))
+                if self.preview:
+                    yield Static(
+                        Text("Enter writes exactly this summary · Esc discards it"), classes="inspector-note"
+                    )
+            with Vertical(classes="inspector-part", id="inspector-kept-part"):
+                kept_from = inspection.first_kept_entry_id or "?"
+                yield Static(
+                    Text(
+                        f"Kept from ▼ {kept_from}: {len(inspection.kept)} messages · {_tokens(inspection.kept_tokens)}"
+                    ),
+                    classes="inspector-title",
+                )
+                yield DataTable(id="inspector-kept", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def _files_text(self) -> str:
+        read, modified = self.inspection.read_files, self.inspection.modified_files
+        lines = [
+            f"Read: {', '.join(read) if read else 'none'}",
+            f"Modified: {', '.join(modified) if modified else 'none'}",
+        ]
+        return sanitize("\n".join(lines))
+
+    def on_mount(self) -> None:
+        for table_id, rows in (
+            ("#inspector-summarised", self.inspection.summarised),
+            ("#inspector-kept", self.inspection.kept),
+        ):
+            self._fill(self.query_one(table_id, DataTable), rows)
+        self.query_one("#inspector-summarised", DataTable).focus()
+
+    @staticmethod
+    def _fill(table: DataTable, rows: list[InspectedMessage]) -> None:
+        # The DataTable draws only the visible rows, so thousands of summarised messages stay cheap.
+        table.add_column("tokens", key="tokens")
+        table.add_column("message", key="message")
+        table.add_rows((Text(f"{row.tokens:,}", justify="right"), safe_text(row.text[:200])) for row in rows)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "commit":
+            return self.preview
+        if action == "undo":
+            return not self.preview
+        return True
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_commit(self) -> None:
+        if self.preview:
+            self.dismiss("commit")
+
+    def action_undo(self) -> None:
+        if not self.preview:
+            self.dismiss("undo")
