@@ -159,6 +159,40 @@ def test_files_of_the_kept_region_enter_the_lists_at_the_next_compaction():  # d
     assert plan.to_json()["modifiedFiles"] == ["kept.py"]
 
 
+def test_a_clear_after_the_compaction_starts_the_range_afresh():  # omp 18 reset_boundary (delta C)
+    path = f.chain(
+        [
+            f.user("u1" + T100),
+            f.assistant("a1" + T100),
+            f.compaction("OLD SUMMARY", 0),
+            f.user("u2" + T100),
+            {"type": "reset_boundary", "id": None, "parentId": None, "timestamp": None},
+            f.user("u3" + T100),
+            f.assistant("a3" + T100),
+            f.user("u4" + T100),
+        ]
+    )
+    plan = _plan(path, 150)
+    # What the user cleared is neither summarised again nor carried forward as the previous summary.
+    assert plan.boundary_start == 5
+    assert plan.previous_summary is None and plan.previous_compaction_id is None
+    assert plan.summarize_entry_ids + plan.turn_prefix_entry_ids == [path[5]["id"]]
+    # Before the latest compaction a clear changes nothing: the compaction's kept entry starts the range.
+    earlier = f.chain(
+        [
+            f.user("u0" + T100),
+            {"type": "reset_boundary", "id": None, "parentId": None, "timestamp": None},
+            f.user("u1" + T100),
+            f.assistant("a1" + T100),
+            f.compaction("OLD SUMMARY", 2),
+            f.user("u3" + T100),
+            f.assistant("a3" + T100),
+        ]
+    )
+    plan = _plan(earlier, 150)
+    assert plan.boundary_start == 2 and plan.previous_summary == "OLD SUMMARY"
+
+
 def test_hook_compaction_details_are_not_carried():
     path = f.chain(
         [

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from tui.compaction.tokens import estimate_context_tokens
 from tui.session.context import context_from_path, entry_to_message
-from tui.session.entries import Entry, Message, iso_to_ms
+from tui.session.entries import RESET_BOUNDARY_TYPE, Entry, Message, iso_to_ms
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,18 @@ def latest_compaction_index(path: Sequence[Entry]) -> int:
 
 
 def compaction_boundary(path: Sequence[Entry]) -> Boundary:
-    """pi's ``boundaryStart``: the previous compaction's first kept entry, else just after it, else 0."""
+    """pi's ``boundaryStart``: the previous compaction's first kept entry, else just after it, else 0.
+
+    An oh-my-pi ``reset_boundary`` (its ``/clear``) after the latest compaction starts the context
+    afresh (``context_from_path``), so the range starts after it and there is no previous compaction
+    to build on: what the user cleared is neither summarised nor carried forward.
+    """
     previous = latest_compaction_index(path)
+    reset = next(
+        (i for i in range(len(path) - 1, previous, -1) if path[i].get("type") == RESET_BOUNDARY_TYPE), -1
+    )
+    if reset >= 0:
+        return Boundary(-1, reset + 1)
     if previous < 0:
         return Boundary(-1, 0)
     first_kept = path[previous].get("firstKeptEntryId")

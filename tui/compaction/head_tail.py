@@ -454,7 +454,7 @@ def _context_items(path: Sequence[Entry], boundary: Boundary) -> list[_Item]:
     never after the previous compaction: everything after it is in the context.
     """
     previous = boundary.previous
-    indices = range(min(boundary.start, previous + 1) if previous >= 0 else 0, len(path))
+    indices = range(min(boundary.start, previous + 1) if previous >= 0 else boundary.start, len(path))
     items = []
     virtual: list[_Item] = []
     if previous >= 0:
