@@ -21,7 +21,7 @@ HEADER = {
     "version": 3,
     "id": "hostile",
     "timestamp": "2026-01-01T00:00:00.000Z",
-    "cwd": "/w",
+    "cwd": "/",  # a directory that exists: kompakt refuses to work in a vanished one
 }
 
 
@@ -262,7 +262,7 @@ def corpus() -> dict[str, bytes]:
     files["empty.jsonl"] = b""
     files["header_only.jsonl"] = orjson.dumps(HEADER) + b"\n"
     files["no_header.jsonl"] = b"".join(orjson.dumps(r) + b"\n" for r in base)
-    files["header_wrong_types.jsonl"] = _lines(base, {**HEADER, "cwd": ["/w"]})
+    files["header_wrong_types.jsonl"] = _lines(base, {**HEADER, "cwd": ["/"]})
     files["binary_garbage.jsonl"] = bytes(range(256)) * 8
     files["huge_line_1mb.jsonl"] = _lines(
         _set(base, "e0000004", ("message", "content", 0, "text"), "x" * 1_000_000)
