@@ -32,7 +32,13 @@ COMMANDS: list[list[str]] = [
     ["export", "--md", "-o", "-"],
     ["export", "--html", "-o", "-"],
     ["export", "--md", "--all-branches", "-o", "-"],
+    ["export", "--jsonl", "-o", "-"],
+    ["context", "--breakdown", "--json"],
+    ["inspect"],
+    ["inspect", "--json"],
+    ["compact", "--dry-run", "--json"],
     ["compact", "--json"],
+    ["uncompact", "--yes", "--json"],
 ]
 HANG_S = 30
 

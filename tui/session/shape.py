@@ -169,6 +169,41 @@ def _message_problem(message: Any) -> str | None:
     return _blocks_problem(content, "message.content") or _usage_problem(message.get("usage"))
 
 
+_KOMPAKT_RECORD = {
+    **dict.fromkeys(("reason", "strategy", "model", "summarySource"), _STR),
+    **dict.fromkeys(("tokensAfter", "durationMs", "headChars", "costUsd", "keepRecentTokens",
+                     "keepRecentTokensUsed", "reserveTokens"), _NUM),
+    **dict.fromkeys(("tokensBeforeMeasured", "tokensAfterMeasured"), _BOOL),
+}  # fmt: skip
+_ID_LISTS = ("headEntryIds", "pinnedEntryIds", "middleEntryIds")
+
+
+def _strings(values: Any) -> bool:
+    return values.__class__ is list and all(v.__class__ is str for v in values)
+
+
+def _details_problem(details: Any) -> str | None:
+    """A compaction's or branch summary's details: file lists and kompakt's own record are read back."""
+    if details is None:
+        return None
+    if details.__class__ is not dict:
+        return f"details is {type(details).__name__}, not an object"
+    for key in ("readFiles", "modifiedFiles"):
+        if details.get(key) is not None and not _strings(details[key]):
+            return f"details.{key} is not a list of strings"
+    record = details.get("kompakt")
+    if record is None:
+        return None
+    if record.__class__ is not dict:
+        return f"details.kompakt is {type(record).__name__}, not an object"
+    if reason := _typed(record, _KOMPAKT_RECORD, "details.kompakt."):
+        return reason
+    for key in _ID_LISTS:
+        if record.get(key) is not None and not _strings(record[key]):
+            return f"details.kompakt.{key} is not a list of strings"
+    return None
+
+
 def _custom_data_problem(entry: Entry) -> str | None:
     """kompakt's own custom entries are read back: their data must have the shape kompakt writes."""
     kind, data = entry.get("customType"), entry.get("data")
@@ -199,7 +234,7 @@ def _fields_problem(entry: Entry, kind: Any, needs_id: bool) -> str | None:
             # v1 names the first kept entry by index; the migration turns it into an id.
             or (_required_str if needs_id else _opt_str)(entry, "firstKeptEntryId")
             or _opt_number(entry, "tokensBefore")
-            or _opt(entry, "details", dict, "an object")
+            or _details_problem(entry.get("details"))
             or _opt(entry, "fromHook", bool, "true or false")
             or _opt_str(entry, "shortSummary")
         )
@@ -207,7 +242,7 @@ def _fields_problem(entry: Entry, kind: Any, needs_id: bool) -> str | None:
         return (
             _required_str(entry, "summary")
             or _opt_str(entry, "fromId")
-            or _opt(entry, "details", dict, "an object")
+            or _details_problem(entry.get("details"))
             or _opt(entry, "fromHook", bool, "true or false")
         )
     if kind == "custom":
