@@ -216,7 +216,9 @@ async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch,
         assert written.suffix == ".md" and "export this question" in text and "and this answer" in text
         await type_prompt(pilot, "/export pdf")
         await wait_until(
-            pilot, lambda: any("Usage: /export [html|md|jsonl [file]]" in n[1] for n in app.notes), "the usage"
+            pilot,
+            lambda: any("Usage: /export [html|md|jsonl [file]]" in n[1] for n in app.notes),
+            "the usage",
         )
         assert [n[0] for n in app.notes].count("Exported") == 1
 
@@ -320,6 +322,40 @@ async def test_tree_navigation_without_summary_and_the_editor_text_rule(tmp_path
         await wait_until(pilot, lambda: any("Navigated" in n[1] for n in app.notes[-2:]), "the navigation")
         assert store.leaf_id == ids["a1"] and screen.prompt.text == "my draft"
         assert fake_openai.hit_count == 0
+
+
+async def test_messages_typed_during_a_branch_summary_go_out_after_the_navigation(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    fake_openai.queue(
+        Reply.text_reply("## Goal\nThe new idea.", delay=0.2), Reply.text_reply("queued answer")
+    )
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        await open_tree_on(pilot, ids["a2"])
+        await choose_in_summary_dialog(pilot, downs=1)
+        await wait_until(pilot, lambda: screen.agent.is_busy, "the branch summary to run")
+        screen.prompt.focus()
+        screen.prompt.text = "typed while summarising"
+        await pilot.press("enter")
+        assert screen._queued == ["typed while summarising"]
+        await wait_until(
+            pilot, lambda: any(e["type"] == "branch_summary" for e in store.entries), "the summary entry"
+        )
+        await wait_until(
+            pilot,
+            lambda: (
+                store.leaf_id
+                and store.get(store.leaf_id).get("message", {}).get("role") == "assistant"
+                and "queued answer" in json.dumps(store.get(store.leaf_id))
+            ),
+            "the queued reply",
+        )
+        path = [e["type"] for e in store.get_branch()]
+        assert path[-3:] == ["branch_summary", "message", "message"]  # summary, the queued prompt, its reply
+        assert screen._queued == []
 
 
 async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake_openai) -> None:

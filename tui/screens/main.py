@@ -625,6 +625,7 @@ class MainScreen(Screen[None]):
             self.prompt.text = editor_text
         self.session_changed()
         self.notify("Navigated to selected point")
+        self._send_queued()  # what was typed during the branch summary goes out now (pi 0.73.1)
 
     # --- the timeline -------------------------------------------------------------------------
     def action_toggle_timeline(self) -> None:
