@@ -1,4 +1,4 @@
-"""``/fork``, ``/clone`` and ``/export jsonl`` in the TUI (offline, real session files)."""
+"""Session commands in the TUI: ``/fork``, ``/clone``, ``/export jsonl`` and ``/name`` (offline, real files)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,19 @@ async def test_slash_clone_duplicates_the_branch_and_export_jsonl_writes_it(tmp_
         assert store.leaf_id == ids["a3"]
         assert [e["id"] for e in store.get_branch()] == [ids["u1"], ids["a1"], ids["u3"], ids["a3"]]
         assert any(note[0] == "Cloned" for note in app.notes)
+
+
+async def test_slash_name_sets_a_trimmed_title_and_alone_shows_it(tmp_path, monkeypatch):
+    source, _ = branched_session(tmp_path)
+    app = app_on(tmp_path, monkeypatch, source)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await submit(pilot, "/name")
+        await wait_until(pilot, lambda: any("Usage: /name" in n[1] for n in app.notes), "the usage")
+        await submit(pilot, "/name   Parser work  ")
+        await wait_until(pilot, lambda: screen.sub_title == "Parser work", "the title")
+        assert screen.agent.store.entries[-1]["name"] == "Parser work"
+        await submit(pilot, "/name")
+        await wait_until(
+            pilot, lambda: any(n[1] == "Session name: Parser work" for n in app.notes), "the name"
+        )

@@ -390,10 +390,15 @@ class MainScreen(Screen[None]):
         elif name == "resume":
             self.action_resume()
         elif name == "name":
-            if self.agent is not None and argument:
+            if self.agent is not None and argument.strip():
                 self.agent.store.append_session_info(argument)
                 self.sub_title = self.agent.store.name or self.agent.store.path.name
                 self.session_changed()
+                self.notify(f"Session name set: {self.agent.store.name}")
+            elif self.agent is not None and self.agent.store.name:  # pi: /name alone shows the name
+                self.notify(f"Session name: {self.agent.store.name}")
+            else:
+                self.notify("Usage: /name <name>", severity="warning")
         elif name == "moa":
             self._toggle_moa(argument)
         elif name == "help":
