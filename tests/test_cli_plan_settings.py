@@ -12,6 +12,7 @@ import pytest
 import tui
 from tests import test_cli_compact
 from tests.test_cli_compact import write_session
+from tui.agent.session_settings import SESSION_SETTINGS_TYPE, entry_data
 from tui.cli import build_parser, main
 from tui.session.entries import now_ms
 from tui.session.store import SessionStore
@@ -195,3 +196,23 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     )
     pyproject = (Path(tui.__file__).parents[1] / "pyproject.toml").read_text()
     assert f'version = "{tui.__version__}"' in pyproject
+
+
+def test_session_settings_sit_between_the_files_and_the_flags(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "Apply to this session" in the timeline stores keepRecentTokens in the file: compact (AgentSession)
+    # uses it, so plan must too; a flag still beats it, for both commands.
+    path = write_session(isolated / "s.jsonl", turns=6)
+    with SessionStore.open(path) as store:
+        entry = store.append_custom(SESSION_SETTINGS_TYPE, entry_data({"keepRecentTokens": 700}))
+    plan = _json(capsys, "plan", str(path))
+    assert plan["requestedKeepRecentTokens"] == 700
+    assert plan["settingsSources"]["compaction.keepRecentTokens"] == f"session (entry {entry['id']})"
+    flagged = _json(capsys, "plan", str(path), "--keep-recent-tokens", "1500")
+    assert flagged["requestedKeepRecentTokens"] == 1500
+    assert flagged["firstKeptEntryId"] != plan["firstKeptEntryId"]
+    compacted = _json(capsys, "compact", str(_copy(path, "a.jsonl")))
+    assert compacted["firstKeptEntryId"] == plan["firstKeptEntryId"]
+    compacted = _json(capsys, "compact", str(_copy(path, "b.jsonl")), "--keep-recent-tokens", "1500")
+    assert compacted["firstKeptEntryId"] == flagged["firstKeptEntryId"]

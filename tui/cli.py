@@ -184,7 +184,7 @@ def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Names
 
     path = store.get_branch(leaf)
     # The same settings, model and window as plan, compact and the TUI (--reserve-tokens overrides).
-    settings, sources = effective_settings(args)
+    settings, sources = effective_settings(args, store)
     reserve = settings.compaction.reserve_tokens
     model, _ = resolve_model_source(settings, sources)
     window, window_source = resolve_context_window(args.context_window, settings, model)
@@ -245,9 +245,13 @@ _COMPACTION_FLAGS = (
 )
 
 
-def effective_settings(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
-    """The settings ``compact`` and the TUI use (defaults, user file, project file, environment), with
-    this command's flags on top; and, for each overridable key, where its value came from."""
+def effective_settings(
+    args: argparse.Namespace, store: SessionStore | None = None, *, flags: bool = True
+) -> tuple[Any, dict[str, str]]:
+    """The settings ``compact`` and the TUI use: the defaults, the user file, the project file and the
+    environment, then the session's own values ("Apply to this session", when ``store`` is given),
+    then this command's flags (``flags=False`` leaves them out); and where each value came from."""
+    from tui.agent.session_settings import apply_overrides, read_overrides
     from tui.config import SettingsError, load_default_settings
     from tui.config.loader import value_sources
 
@@ -257,11 +261,18 @@ def effective_settings(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
         raise UserError(str(exc)) from None
     settings = loaded.settings
     sources = {key: str(source) for key, source in value_sources(loaded).items()}
-    updates = {}
+    if store is not None:
+        overrides = read_overrides(store.entries)
+        if overrides.problem:
+            print(
+                f"kompakt: warning: session settings entry {overrides.entry_id} ignored: {overrides.problem}",
+                file=sys.stderr,
+            )
+        settings = apply_overrides(settings, overrides)
+        sources |= {key: f"session (entry {overrides.entry_id})" for key in overrides.dotted()}
+    updates = compaction_flags(args) if flags else {}
     for dest, name, key in _COMPACTION_FLAGS:
-        value = getattr(args, dest, None)
-        if value is not None:
-            updates[name] = value
+        if name in updates:
             sources[key] = "--" + dest.replace("_", "-")
     if updates:
         settings = settings.model_copy(update={"compaction": settings.compaction.model_copy(update=updates)})
@@ -270,6 +281,12 @@ def effective_settings(args: argparse.Namespace) -> tuple[Any, dict[str, str]]:
         settings = settings.model_copy(update={"model": args.model, "summary_model": args.model})
         sources["model"] = "--model"
     return settings, sources
+
+
+def compaction_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The [compaction] values given as flags (settings field names)."""
+    values = {name: getattr(args, dest, None) for dest, name, _ in _COMPACTION_FLAGS}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _model_overrides(settings: Any) -> dict[str, dict[str, Any]]:
@@ -306,9 +323,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from tui.compaction.head_tail import HeadTailPlan
     from tui.compaction.plan import CompactionPlan, threshold
 
-    settings, sources = effective_settings(args)
-    config = settings.compaction
     store = open_session(args.file)
+    settings, sources = effective_settings(args, store)
+    config = settings.compaction
     leaf = _leaf(store, args.leaf)
     path = store.get_branch(leaf)
     sized = path_context(path)
@@ -616,7 +633,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from tui.compaction.errors import CompactionFailed
     from tui.launch import MissingSessionCwdError, session_cwd
 
-    settings, _ = effective_settings(args)
+    # The session applies its own values over the settings layers; the flags go on top of both below.
+    settings, _ = effective_settings(args, flags=False)
     # A dry run opens the file read-only: nothing can be appended, and the bytes stay as they were.
     store = SessionStore.open(Path(args.file), read_only=args.dry_run)
     try:
@@ -631,8 +649,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
             f"--reserve-tokens {args.reserve_tokens:,} leaves no room in the "
             f"{args.context_window:,}-token context window"
         )
-    # The [compaction] flags are in `settings` already (effective_settings, as for plan).
-    budgets: dict[str, Any] = {"context_window": args.context_window}
+    budgets: dict[str, Any] = {**compaction_flags(args), "context_window": args.context_window}
     notices: list[Notice] = []
     try:
         session = AgentSession(store, settings, workspace=workspace)
@@ -957,7 +974,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.set_defaults(func=cmd_stats)
 
     export = sub.add_parser(
-        "export", help="write the session as an HTML page, a Markdown transcript or the branch as a pi session file"
+        "export",
+        help="write the session as an HTML page, a Markdown transcript or the branch as a pi session file",
     )
     export.add_argument("file", help="the session file (.jsonl)")
     fmt = export.add_mutually_exclusive_group(required=True)
