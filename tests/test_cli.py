@@ -132,3 +132,20 @@ def test_plan_rejects_a_reserve_that_fills_the_window(
         "reserveTokens 50,000 (--reserve-tokens) leaves no room in the 50,000-token context window "
         "(--context-window)" in capsys.readouterr().err
     )
+
+
+def test_stats_name_is_the_latest_session_info_trimmed_or_cleared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "named.jsonl"
+    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}]
+    for i, name in enumerate(["First", "  Second  "]):
+        lines.append(
+            {"type": "session_info", "id": f"i{i}", "parentId": f"i{i - 1}" if i else None,
+             "timestamp": f"2025-01-01T00:00:0{i + 1}.000Z", "name": name}
+        )  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert run_json(capsys, "stats", str(path))["name"] == "Second"
+    with path.open("a") as handle:
+        handle.write(json.dumps({**lines[-1], "id": "i9", "parentId": "i1", "name": ""}) + "\n")
+    assert run_json(capsys, "stats", str(path))["name"] is None  # an empty name clears it (pi 0.73.1)
