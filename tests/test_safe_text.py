@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from widgets.safe_text import safe_text, sanitize
+from tui.session.sanitize import sanitize
+from widgets.safe_text import safe_text
 
 
 @pytest.mark.parametrize(

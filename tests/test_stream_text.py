@@ -7,7 +7,7 @@ from itertools import pairwise
 from hypothesis import given
 from hypothesis import strategies as st
 
-from widgets.safe_text import sanitize
+from tui.session.sanitize import sanitize
 from widgets.stream_text import StreamSanitizer
 
 PIECES = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -17,7 +18,9 @@ from typing import Any
 
 import orjson
 
+from tui.session.display import flat
 from tui.session.errors import SessionError
+from tui.session.sanitize import BIDI_CONTROLS, sanitize
 from tui.session.store import SessionStore
 
 EXIT_USER_ERROR = 2
@@ -27,9 +30,30 @@ class UserError(Exception):
     """A problem the user can fix; printed as one line."""
 
 
+# orjson escapes C0 controls but writes C1 controls, bidi controls and line separators as UTF-8: a
+# terminal showing the JSON would act on them. As \\u escapes they are still the same JSON strings.
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029]")
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON whose text holds no character a terminal would act on."""
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _dump_json(value: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.write(json_text(value) + "\n")
     sys.stdout.flush()
+
+
+def _warn(message: str) -> None:
+    """One line on stderr; it may quote a file name or session text, so it is sanitised."""
+    print(f"kompakt: {sanitize(message)}", file=sys.stderr)
+
+
+def _say(message: object) -> None:
+    """A line of output that may hold session text or a path: sanitised."""
+    print(sanitize(str(message)))
 
 
 def _console():  # rich is light; import only when printing
@@ -41,7 +65,7 @@ def _console():  # rich is light; import only when printing
 def open_session(path: str) -> SessionStore:
     store = SessionStore.open(Path(path), read_only=True)
     for problem in store.problems:
-        print(f"kompakt: warning: {path}: {problem} (skipped)", file=sys.stderr)
+        _warn(f"warning: {path}: {problem} (skipped)")
     return store
 
 
@@ -109,9 +133,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
         if row.on_active_path:
             line.append("• ", style="green")
         if row.label:
-            line.append(f"[{row.label}] ", style="yellow")
+            line.append(f"[{flat(sanitize(row.label))}] ", style="yellow")
         suffix = Text("  ← active", style="bold green") if row.is_leaf else Text("")
-        body = Text(row.text, style=_ROW_STYLES.get(row.kind, ""))
+        body = Text(flat(sanitize(row.text)), style=_ROW_STYLES.get(row.kind, ""))  # one line per row
         # Crop the entry text, not the markers, to the terminal width.
         body.truncate(max(8, console.width - line.cell_len - suffix.cell_len), overflow="ellipsis")
         console.print(line + body + suffix, no_wrap=True, crop=True)
@@ -160,8 +184,8 @@ def cmd_context(args: argparse.Namespace) -> int:
     console = _console()
     for message in llm:
         role = str(message.get("role"))
-        text = _llm_text(message) or message_text(message)
-        console.print(Text(f"── {role} ", style=_ROW_STYLES.get(role, "bold")))
+        text = sanitize(_llm_text(message) or message_text(message))
+        console.print(Text(f"── {sanitize(role)} ", style=_ROW_STYLES.get(role, "bold")))
         console.print(Text(text[:2000] + ("…" if len(text) > 2000 else "")))
     console.print(
         Text(
@@ -175,12 +199,12 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Namespace) -> int:
     """``context --breakdown``: the context by category, with free space and the reserve."""
-    from rich.table import Table
     from rich.text import Text
 
     from tui.agent.session import system_prompt, tool_definitions
     from tui.agent.tools import default_tools
     from tui.compaction.breakdown import context_breakdown
+    from tui.plain_table import PlainTable
 
     path = store.get_branch(leaf)
     # The same settings, model and window as plan, compact and the TUI (--reserve-tokens overrides).
@@ -199,7 +223,7 @@ def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Names
     if args.json:
         _dump_json({"leafId": leaf, "contextWindowSource": window_source, **breakdown.to_json()})
         return 0
-    table = Table(box=None, pad_edge=False)
+    table = PlainTable(box=None, pad_edge=False)
     table.add_column("category", style="bold")
     table.add_column("tokens", justify="right")
     table.add_column("of window", justify="right")
@@ -358,13 +382,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         _dump_json(result)
         return 0
-    from rich.table import Table
     from rich.text import Text
 
+    from tui.plain_table import key_value_table
+
     console = _console()
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table = key_value_table()
     table.add_row("model", f"{model} ({model_source})")
     table.add_row("context", f"{context_tokens:,} / {window:,} tokens (window: {window_source})")
     crossed = "crossed" if result["thresholdCrossed"] else "not crossed"
@@ -448,11 +471,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if args.json:
         _dump_json(stats)
         return 0
-    from rich.table import Table
+    from tui.plain_table import key_value_table
 
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table = key_value_table()
     for key in (
         "file",
         "sessionId",
@@ -496,7 +517,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     except OSError as exc:
         raise UserError(f"cannot write the export: {exc}") from None
-    print(written)
+    _say(written)
     return 0
 
 
@@ -515,16 +536,16 @@ def _export_jsonl(store: SessionStore, args: argparse.Namespace, leaf: str | Non
         written = export_branch_jsonl(store, Path(args.output) if args.output else None, leaf)
     except OSError as exc:
         raise UserError(f"cannot write the export: {exc}") from None
-    print(written)
+    _say(written)
     return 0
 
 
 # --- inspect -------------------------------------------------------------------------------
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from rich.table import Table
     from rich.text import Text
 
     from tui.compaction.inspect import NotACompaction, compactions_on, inspect_compaction
+    from tui.plain_table import key_value_table
 
     store = open_session(args.file)
     if args.id is not None:
@@ -548,9 +569,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return "unknown" if flag is None else "measured" if flag else "estimated"
 
     console = _console()
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table = key_value_table()
     table.add_row("compaction", inspection.compaction_id)
     table.add_row(
         "tokens",
@@ -579,12 +598,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     for title, rows in (("summarised", inspection.summarised), ("kept", inspection.kept)):
         console.print(Text(f"── {title}", style="bold magenta"))
         for row in rows:
-            line = Text(f"{row.entry_id}  {row.tokens:>7,}  ", style="bright_black")
-            line.append(Text(row.text))
+            line = Text(f"{sanitize(row.entry_id)}  {row.tokens:>7,}  ", style="bright_black")
+            line.append(flat(sanitize(row.text)))
             line.truncate(max(20, console.width), overflow="ellipsis")
             console.print(line, no_wrap=True, crop=True)
     console.print(Text("── summary", style="bold magenta"))
-    console.print(Text(inspection.summary))
+    console.print(Text(sanitize(inspection.summary)))
     return 0
 
 
@@ -596,16 +615,15 @@ def cmd_uncompact(args: argparse.Namespace) -> int:
     store = SessionStore.open(Path(args.file))
     try:
         for problem in store.problems:
-            print(f"kompakt: warning: {args.file}: {problem} (skipped)", file=sys.stderr)
+            _warn(f"warning: {args.file}: {problem} (skipped)")
         try:
             plan = plan_uncompact(store, args.id)
         except NotACompaction as exc:
             raise UserError(str(exc)) from None
         if plan.needs_confirmation and not args.yes:
-            print(
-                f"kompakt: {plan.later_messages} message(s) were added after compaction {plan.compaction_id}; "
-                "they stay on its branch. Run again with --yes to undo it.",
-                file=sys.stderr,
+            _warn(
+                f"{plan.later_messages} message(s) were added after compaction {plan.compaction_id}; "
+                "they stay on its branch. Run again with --yes to undo it."
             )
             return 1
         uncompact(store, plan)
@@ -619,7 +637,7 @@ def cmd_uncompact(args: argparse.Namespace) -> int:
     if args.json:
         _dump_json(report)
     else:
-        print(f"leaf moved to {plan.target_id} (before compaction {plan.compaction_id}); nothing was deleted")
+        _say(f"leaf moved to {plan.target_id} (before compaction {plan.compaction_id}); nothing was deleted")
     return 0
 
 
@@ -643,7 +661,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         store.close()
         raise UserError(str(exc)) from None
     for problem in store.problems:
-        print(f"kompakt: warning: {args.file}: {problem} (skipped)", file=sys.stderr)
+        _warn(f"warning: {args.file}: {problem} (skipped)")
     if args.reserve_tokens is not None and args.context_window and args.reserve_tokens >= args.context_window:
         raise UserError(
             f"--reserve-tokens {args.reserve_tokens:,} leaves no room in the "
@@ -665,14 +683,14 @@ def cmd_compact(args: argparse.Namespace) -> int:
         store.close()
     for notice in notices:
         if notice.level != "info":
-            print(f"kompakt: {notice.level}: {notice.text}", file=sys.stderr)
+            _warn(f"{notice.level}: {notice.text}")
     if result is None:
         return 1  # cancelled by a hook or failed; the notice above says why
     if isinstance(result, CompactionSkip):
         if args.json:
             _dump_json({"compacted": False, "reason": result.reason, "message": result.message})
         else:
-            print(result.message)
+            _say(result.message)
         return 0
     entry = result.entry
     report = {
@@ -691,11 +709,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.json:
         _dump_json(report)
         return 0
-    from rich.table import Table
+    from tui.plain_table import key_value_table
 
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table = key_value_table()
     table.add_row("tokens", f"{result.tokens_before:,} → {result.tokens_after:,}")
     table.add_row("firstKeptEntryId", entry["firstKeptEntryId"])
     source = result.summary_source
@@ -711,10 +727,10 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 def _report_draft(draft: Any, model: str, as_json: bool) -> int:
     """Print what ``compact --dry-run`` would write: the plan, the figures and the summary itself."""
-    from rich.table import Table
     from rich.text import Text
 
     from tui.compaction.engine import CompactionSkip
+    from tui.plain_table import key_value_table
 
     if draft is None:
         return 1  # cancelled by a hook
@@ -722,7 +738,7 @@ def _report_draft(draft: Any, model: str, as_json: bool) -> int:
         if as_json:
             _dump_json({"compacted": False, "dryRun": True, "reason": draft.reason, "message": draft.message})
         else:
-            print(draft.message)
+            _say(draft.message)
         return 0
     if as_json:
         _dump_json({**draft.to_json(), "model": model})
@@ -730,9 +746,7 @@ def _report_draft(draft: Any, model: str, as_json: bool) -> int:
     plan = draft.plan
     prefix_tokens = getattr(plan, "turn_prefix_tokens", 0)  # a head-tail plan splits no turn
     console = _console()
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
+    table = key_value_table()
     table.add_row("dry run", "nothing was written")
     table.add_row("tokens", f"{draft.tokens_before:,} → {draft.tokens_after:,}")
     table.add_row("firstKeptEntryId", draft.first_kept_entry_id)
@@ -755,9 +769,9 @@ def _report_draft(draft: Any, model: str, as_json: bool) -> int:
     console.print(table)
     if draft.short_summary:
         console.print(Text("── short summary", style="bold magenta"))
-        console.print(Text(draft.short_summary))
+        console.print(Text(sanitize(draft.short_summary)))
     console.print(Text("── summary it would write", style="bold magenta"))
-    console.print(Text(draft.summary))
+    console.print(Text(sanitize(draft.summary)))
     return 0
 
 
@@ -1050,13 +1064,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_tui(mode, None, args.session_dir)
         return int(args.func(args) or 0)
     except (SessionError, UserError) as exc:
-        print(f"kompakt: {exc}", file=sys.stderr)
+        _warn(str(exc))
         return EXIT_USER_ERROR
     except BrokenPipeError:
         return 0
     except OSError as exc:  # permissions, a full disk, a vanished file: one clear line
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"kompakt: {where}{exc.strerror or exc}", file=sys.stderr)
+        _warn(f"{where}{exc.strerror or exc}")
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         return 130

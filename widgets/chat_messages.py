@@ -25,7 +25,7 @@ from textual.widgets import Collapsible, Static
 
 from tui.session.display import content_text, tool_call_label
 from tui.session.entries import Message
-from widgets.safe_text import sanitize
+from tui.session.sanitize import sanitize
 from widgets.stream_text import StreamSanitizer
 
 if TYPE_CHECKING:

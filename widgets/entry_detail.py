@@ -21,8 +21,8 @@ from textual.widgets import Static
 
 from tui.session.display import content_text
 from tui.session.entries import Entry
+from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
-from widgets.safe_text import sanitize
 
 Part = tuple[str, str]
 _KEY = "$text-muted"

@@ -21,8 +21,8 @@ from textual.widgets import Collapsible, Static
 
 from tui.agent.moa_record import MoaRecord, ReferenceAnswer, moa_record
 from tui.session.entries import Entry, Message
+from tui.session.sanitize import sanitize
 from widgets.chat_messages import ChatMessage, plain
-from widgets.safe_text import sanitize
 
 MOA_ROLE = "kompakt.moa"  # the chat pane's role for a MoA group (it is not a context message)
 TITLE_ERROR_CHARS = 100

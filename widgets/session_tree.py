@@ -24,9 +24,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui.session.display import flat
+from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
 from tui.session.tree_view import FILTER_CYCLE, FilterMode, Row, TreeSelector
-from widgets.safe_text import sanitize
 
 _ROLE_PREFIXES = {"user": "user:", "assistant": "assistant:"}
 _KIND_CLASSES = {
@@ -357,10 +358,10 @@ class SessionTreeView(ScrollView, can_focus=True):
         if row.on_active_path:
             parts.append(("• ", s("session-tree--active")))
         if row.label:
-            parts.append((f"[{sanitize(row.label)}] ", s("session-tree--label")))
+            parts.append((f"[{flat(sanitize(row.label))}] ", s("session-tree--label")))
             if self.selector is not None and self.selector.show_label_times:
                 parts.append((row.shown_label_time(), s("session-tree--label-time")))
-        text = sanitize(row.text)
+        text = flat(sanitize(row.text))  # a row is one line, whatever a name or label holds
         role = _ROLE_PREFIXES.get(row.kind)
         if role and text.startswith(role):
             parts.append((role, s(f"session-tree--{row.kind}")))

@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from widgets.safe_text import sanitize
+from tui.session.sanitize import sanitize
 
 
 def short_tokens(tokens: int) -> str:

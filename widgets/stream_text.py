@@ -8,7 +8,7 @@ holds such a tail back until the next delta decides it, so that the joined outpu
 
 from __future__ import annotations
 
-from widgets.safe_text import sanitize
+from tui.session.sanitize import sanitize
 
 # An escape still open after this many characters is flushed (dropped by sanitize) rather than held.
 _MAX_HELD = 4096

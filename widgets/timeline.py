@@ -39,7 +39,7 @@ from tui.compaction.timeline_names import (
     STRATEGY_KEEP_RECENT,
 )
 from tui.session.entries import Entry
-from widgets.safe_text import sanitize
+from tui.session.sanitize import sanitize
 from widgets.timeline_layout import (
     FILL_FREE,
     FILL_OVERHEAD,

@@ -24,6 +24,7 @@ from tui.export.common import (
     role_heading,
     truncate_output,
 )
+from tui.export.markdown_html import escape_html, escape_markdown_html
 from tui.export.redact import scrubber
 from tui.session.display import content_text, flat
 from tui.session.entries import Entry
@@ -70,10 +71,10 @@ class _Writer:
         kind = entry.get("type")
         view = self.view
         if kind in ("model_change", "thinking_level_change"):
-            return f"*{view.clean(role_heading(entry))}*"
+            return f"*{escape_html(flat(view.clean(role_heading(entry))))}*"
         if kind not in ("message", "custom_message", "compaction", "branch_summary"):
             return None
-        heading = [view.clean(role_heading(entry))]
+        heading = [escape_html(flat(view.clean(role_heading(entry))))]
         message = entry.get("message") or {}
         if message.get("role") == "toolResult":
             heading.append(inline_code(view.result_label(message)))
@@ -123,21 +124,21 @@ class _Writer:
 
     def summary(self, entry: Entry) -> str:
         # Summaries carry tags such as <read-files>; escaped, renderers show them instead of hiding them.
-        text = self.view.clean(str(entry.get("summary") or "")).replace("<", "&lt;")
+        text = escape_html(self.view.clean(str(entry.get("summary") or "")))
         return quoted(text)
 
     def content(self, content: object) -> str:
         parts = []
         for block in blocks(content):
             if block.get("type") == "text":
-                parts.append(self.view.clean(str(block.get("text") or "")))
+                parts.append(escape_markdown_html(self.view.clean(str(block.get("text") or ""))))
             elif block.get("type") == "image":
-                parts.append(f"*{self.view.clean(image_note(block))}*")
+                parts.append(f"*{escape_html(self.view.clean(image_note(block)))}*")
         return "\n\n".join(p for p in parts if p)
 
     def images(self, content: object) -> str:
         notes = [image_note(b) for b in blocks(content) if b.get("type") == "image"]
-        return "".join(f"\n\n*{self.view.clean(n)}*" for n in notes)
+        return "".join(f"\n\n*{escape_html(self.view.clean(n))}*" for n in notes)
 
     def assistant(self, message: dict[str, object]) -> str:
         view = self.view
@@ -145,7 +146,7 @@ class _Writer:
         for block in blocks(message.get("content")):
             kind = block.get("type")
             if kind == "text":
-                parts.append(view.clean(str(block.get("text") or "")))
+                parts.append(escape_markdown_html(view.clean(str(block.get("text") or ""))))
             elif kind == "thinking":
                 thinking = view.clean(str(block.get("thinking") or ""))
                 if thinking.strip():
@@ -157,11 +158,11 @@ class _Writer:
                 call = _output_block(view, arguments_json(block.get("arguments")), "json")
                 parts.append(f"**Tool call** {inline_code(label)}\n\n{call}")
             elif kind == "image":
-                parts.append(f"*{view.clean(image_note(block))}*")
+                parts.append(f"*{escape_html(view.clean(image_note(block)))}*")
         if message.get("stopReason") == "aborted":
             parts.append("*(aborted)*")
         if message.get("errorMessage"):
-            parts.append(quoted("**Error:** " + view.clean(str(message["errorMessage"]))))
+            parts.append(quoted("**Error:** " + escape_html(view.clean(str(message["errorMessage"])))))
         return "\n\n".join(p for p in parts if p)
 
     def link(self, entry_id: str) -> str:
@@ -178,7 +179,7 @@ def export_markdown(store: SessionStore, leaf_id: str | None = None, all_branche
     """The Markdown transcript of the path to ``leaf_id`` (default: the leaf), optionally with all branches."""
     view = prepare_export(store, leaf_id, all_branches)
     writer = _Writer(view)
-    parts = [f"# {view.title}"]
+    parts = [f"# {escape_html(view.title)}"]
     parts.append("\n".join(f"- **{name}:** {inline_code(value)}" for name, value in view.metadata()))
     parts.append("## Active path")
     parts += [p for p in (writer.entry(e, on_active_path=True) for e in view.path) if p]

@@ -19,7 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.session.display import flat
-from widgets.safe_text import sanitize
+from tui.session.sanitize import sanitize
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen

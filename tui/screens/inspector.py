@@ -21,8 +21,9 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, DataTable, Footer, Static
 
 from tui.compaction.inspect import CompactionInspection, InspectedMessage
+from tui.session.sanitize import sanitize
 from widgets.chunked_markdown import ChatMarkdown
-from widgets.safe_text import safe_text, sanitize
+from widgets.safe_text import safe_text
 
 
 def _tokens(value: int) -> str:

@@ -27,8 +27,8 @@ from tui.agent.errors import KEY_ENV_VARS, key_env_var
 from tui.agent.model_map import chat_models, context_window
 from tui.agent.offline import OFFLINE_MODEL
 from tui.config import Settings
+from tui.session.sanitize import sanitize
 from widgets.ordered_keys import OrderedInput
-from widgets.safe_text import sanitize
 
 ChoiceKind = Literal["offline", "local", "configured", "map"]
 

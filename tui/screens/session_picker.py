@@ -23,8 +23,8 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from tui.session.catalog import SessionSummary, list_sessions
+from tui.session.sanitize import sanitize
 from widgets.ordered_keys import OrderedInput
-from widgets.safe_text import sanitize
 
 _TITLE_WIDTH = 60
 _COLUMNS = ("Session", "Source", "Modified", "Size", "Directory")
