@@ -34,11 +34,23 @@ READ_COMMANDS = [
     ["plan"],
     ["plan", "--context-window", "2000", "--reserve-tokens", "100", "--keep-recent-tokens", "100"],
     ["stats"],
+    ["inspect"],
+    ["context", "--breakdown"],
+    ["compact", "--dry-run"],
+    ["export", "--jsonl", "-o", "-"],
     ["export", "--md", "-o", "-"],
     ["export", "--md", "--all-branches", "-o", "-"],
     ["export", "--html", "-o", "-"],
 ]
-JSON_COMMANDS = [["tree", "--json"], ["context", "--json"], ["plan", "--json"], ["stats", "--json"]]
+JSON_COMMANDS = [
+    ["tree", "--json"],
+    ["context", "--json"],
+    ["context", "--breakdown", "--json"],
+    ["plan", "--json"],
+    ["stats", "--json"],
+    ["inspect", "--json"],
+    ["compact", "--dry-run", "--json"],
+]
 MARKUP = PAYLOADS["rich-link"]
 
 
@@ -77,16 +89,18 @@ def test_read_commands_print_session_text_inertly(
     hostile: Path, tmp_path: Path, argv: list[str], styled: bool
 ) -> None:
     env = isolated_env(tmp_path, styled=styled)
+    if argv[0] == "compact":
+        hostile = write_hostile_session(hostile, cwd=str(tmp_path))  # see the compact test below
     if argv[0] == "tree":
         env["COLUMNS"] = "5000"  # rows are cut to the width: leave room for the whole corpus
     proc = run_cli([argv[0], str(hostile), *argv[1:]], env, tmp_path)
 
     assert_inert(proc, styled=styled)
     out = proc.stdout.decode()
-    if argv[0] in ("tree", "context"):
+    if argv[0] in ("tree", "context") and "--breakdown" not in argv:
         # Markup is text: it is printed as written, neither applied nor swallowed.
         assert MARKUP in out and PAYLOADS["rich-close"] in out
-    if argv[0] in ("context", "export"):
+    if argv[0] in ("context", "export") and not {"--breakdown", "--jsonl"} & set(argv):
         assert "U+202E" in out  # a bidi override is shown, not applied
     if argv[0] == "tree":
         *rows, count = out.splitlines()
@@ -106,11 +120,13 @@ def test_stats_shows_a_markup_name_literally(hostile: Path, tmp_path: Path, styl
 
 @pytest.mark.parametrize("argv", JSON_COMMANDS, ids=lambda a: " ".join(a))
 def test_json_escapes_c1_and_bidi_controls_losslessly(hostile: Path, tmp_path: Path, argv: list[str]) -> None:
+    if argv[0] == "compact":
+        hostile = write_hostile_session(hostile, cwd=str(tmp_path))
     proc = run_cli([argv[0], str(hostile), *argv[1:]], isolated_env(tmp_path, styled=False), tmp_path)
 
     assert_inert(proc, styled=False)
     decoded = json.loads(proc.stdout)
-    if argv[0] == "context":
+    if argv == ["context", "--json"]:
         # The JSON still holds the session's text exactly: the escapes are JSON's, not a sanitiser's.
         assert any(ALL in m["text"] for m in decoded["messages"])
     if argv[0] == "stats":

@@ -38,7 +38,11 @@ _JSON_UNSAFE = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}\u2028\u2029]")
 def json_text(value: Any) -> str:
     """``value`` as indented JSON whose text holds no character a terminal would act on."""
     text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode("utf-8")
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _dump_json(value: Any) -> None:
@@ -47,8 +51,9 @@ def _dump_json(value: Any) -> None:
 
 
 def _warn(message: str) -> None:
-    """One line on stderr; it may quote a file name or session text, so it is sanitised."""
-    print(f"kompakt: {sanitize(message)}", file=sys.stderr)
+    """One line on stderr; it may quote a file name or session text, so it is sanitised (and a carriage
+    return in it does not start a line)."""
+    print(f"kompakt: {sanitize(message.replace(chr(13), ' '))}", file=sys.stderr)
 
 
 def _say(message: object) -> None:
@@ -529,7 +534,9 @@ def _export_jsonl(store: SessionStore, args: argparse.Namespace, leaf: str | Non
     if args.all_branches:
         raise UserError("--jsonl writes one branch (pi's format); --all-branches does not apply")
     if args.output == "-":
-        sys.stdout.buffer.write(b"".join(encode_entry(e) for e in branch_jsonl_entries(store, leaf)))
+        # Escaped for a terminal like --json; the lines are the same JSON values.
+        lines = (encode_entry(e).decode("utf-8") for e in branch_jsonl_entries(store, leaf))
+        sys.stdout.write("".join(_JSON_UNSAFE.sub(_json_escape, line) for line in lines))
         sys.stdout.flush()
         return 0
     try:
