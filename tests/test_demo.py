@@ -6,6 +6,8 @@ from pathlib import Path
 
 from tui.compaction.plan import CompactionPlan, prepare_compaction
 from tui.demo import build_demo
+from tui.launch import DEMO_COPIES_KEPT, Launch, demo_copies, open_session
+from tui.session.catalog import latest_session, list_sessions, session_roots
 from tui.session.store import SessionStore
 
 
@@ -25,3 +27,41 @@ def test_demo_has_branches_compactions_summaries_and_labels(tmp_path: Path) -> N
 
 def test_demo_is_deterministic(tmp_path: Path) -> None:
     assert build_demo(tmp_path / "a.jsonl").read_bytes() == build_demo(tmp_path / "b.jsonl").read_bytes()
+
+
+def test_the_demo_copy_names_a_directory_that_exists(tmp_path: Path) -> None:
+    # pi refuses (or asks about) a session whose cwd is gone; the copy names a real one.
+    assert SessionStore.open(build_demo(tmp_path / "d.jsonl")).header["cwd"] == str(tmp_path)
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    header = SessionStore.open(build_demo(tmp_path / "e.jsonl", str(elsewhere))).header
+    assert header["cwd"] == str(elsewhere)
+
+
+def test_dash_c_demo_resumes_the_latest_copy_and_old_copies_are_pruned(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("KOMPAKT_HOME", str(tmp_path / "home"))
+    opened = []
+    for _ in range(DEMO_COPIES_KEPT + 3):
+        session = open_session(Launch("demo", cwd=tmp_path))
+        opened.append(session.store.path)
+        session.store.close()
+    assert len(set(opened)) == len(opened)  # --demo: a fresh copy each time
+    assert demo_copies() == sorted(opened, reverse=True)[:DEMO_COPIES_KEPT]  # the oldest ones are gone
+    resumed = open_session(Launch("demo", cwd=tmp_path, resume_demo=True))
+    assert resumed.store.path == opened[-1] and "latest demo copy" in resumed.notices[0]
+    resumed.store.append_message({"role": "user", "content": "still here", "timestamp": 1})
+    resumed.store.close()
+    again = open_session(Launch("demo", cwd=tmp_path, resume_demo=True))
+    assert again.store.get_branch()[-1]["message"]["content"] == "still here"  # the work goes on
+    again.store.close()
+    assert demo_copies() == sorted(opened, reverse=True)[:DEMO_COPIES_KEPT]  # resuming prunes nothing
+
+
+def test_the_session_list_shows_demo_copies_but_dash_c_does_not_continue_them(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("KOMPAKT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi"))
+    session = open_session(Launch("demo", cwd=tmp_path))
+    session.store.close()
+    listed = list_sessions(session_roots(str(tmp_path), demos=True))
+    assert [(s.path, s.source) for s in listed] == [(session.store.path, "demo")]
+    assert latest_session(str(tmp_path)) is None

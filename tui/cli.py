@@ -783,7 +783,9 @@ def _report_draft(draft: Any, model: str, as_json: bool) -> int:
 
 
 # --- parser ----------------------------------------------------------------------------------
-def run_tui(launch_mode: str, path: str | None, session_dir: str | None = None) -> int:
+def run_tui(
+    launch_mode: str, path: str | None, session_dir: str | None = None, *, resume_demo: bool = False
+) -> int:
     """Start the full-screen app (the only place Textual gets imported)."""
     from tui.launch import Launch
 
@@ -796,7 +798,7 @@ def run_tui(launch_mode: str, path: str | None, session_dir: str | None = None) 
         os.close(open_regular(Path(path), os.O_RDONLY))
     from tui.app import KompaktApp
 
-    launch = Launch(launch_mode, Path(path) if path else None)  # type: ignore[arg-type]
+    launch = Launch(launch_mode, Path(path) if path else None, resume_demo=resume_demo)  # type: ignore[arg-type]
     if session_dir:
         from tui.session.catalog import expand_home
 
@@ -1068,7 +1070,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command is None:
             mode = "demo" if args.demo else "continue" if args.continue_ else "new"
-            return run_tui(mode, None, args.session_dir)
+            return run_tui(mode, None, args.session_dir, resume_demo=args.demo and args.continue_)
         return int(args.func(args) or 0)
     except (SessionError, UserError) as exc:
         _warn(str(exc))

@@ -138,8 +138,12 @@ def _compact(b: _Builder, *, kept_id: str, reason: str, duration_ms: int, summar
     b.lines[-1]["details"]["kompakt"]["tokensAfter"] = b.context
 
 
-def build_demo(path: Path) -> Path:
-    """Write the demo session to ``path`` (overwriting it) and return the path."""
+def build_demo(path: Path, cwd: str | None = None) -> Path:
+    """Write the demo session to ``path`` (overwriting it) and return the path.
+
+    Its header names ``cwd`` (default: the folder it is written to), a directory that exists: pi refuses, or
+    asks about, a session whose working directory is gone.
+    """
     b = _Builder()
     b.add("model_change", provider=MODEL[0], modelId=MODEL[1])
     b.add("session_info", name="Demo: fixing the JSONL loader")
@@ -249,7 +253,7 @@ def build_demo(path: Path) -> Path:
         "version": 3,
         "id": "5e55d3e0-0000-4000-8000-00000000de30",
         "timestamp": "2026-11-20T09:30:00.000Z",
-        "cwd": "/home/user/loader",
+        "cwd": cwd or str(path.parent.absolute()),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in [header, *b.lines]))

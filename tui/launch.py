@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from tui.session.catalog import create_session, kompakt_home, latest_session
+from tui.session.catalog import create_session, demo_dir, latest_session
 from tui.session.errors import SessionError
 from tui.session.store import SessionStore
 
@@ -27,6 +27,7 @@ class Launch:
     path: Path | None = None
     cwd: Path = field(default_factory=Path.cwd)
     session_dir: Path | None = None  # --session-dir: new sessions go there, and it is searched first
+    resume_demo: bool = False  # -c --demo: the latest demo copy instead of a new one
 
 
 @dataclass
@@ -37,9 +38,46 @@ class OpenedSession:
     notices: list[str] = field(default_factory=list)
 
 
+# Demo copies kept besides the one being opened; older ones are deleted (they are the bundled demo, rebuilt).
+DEMO_COPIES_KEPT = 5
+
+
 def demo_path() -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
-    return kompakt_home() / "demo" / f"demo-{stamp}.jsonl"
+    return demo_dir() / f"demo-{stamp}.jsonl"
+
+
+def demo_copies() -> list[Path]:
+    """The demo copies, newest first (their names sort by the time they were made)."""
+    folder = demo_dir()
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.glob("demo-*.jsonl") if p.is_file()), reverse=True)
+
+
+def prune_demo_copies(keep: int = DEMO_COPIES_KEPT) -> None:
+    """Delete all but the newest ``keep`` demo copies (and what their stores left beside them)."""
+    for old in demo_copies()[keep:]:
+        for leftover in (old, *old.parent.glob(old.name + ".*")):
+            leftover.unlink(missing_ok=True)
+
+
+def _demo_session(launch: Launch) -> OpenedSession:
+    from tui.demo import build_demo
+
+    copies = demo_copies() if launch.resume_demo else []
+    if copies:
+        path, what = copies[0], "the latest demo copy"
+    else:
+        path, what = build_demo(demo_path(), str(launch.cwd)), "a new copy"
+        prune_demo_copies()
+    store = SessionStore.open(path, on_locked="read_only")
+    notices = [
+        f"Demo session ({what}, at {path}): explore the tree (F2), the timeline (F4) and the settings (F5)."
+    ]
+    if store.read_only:
+        notices.append(store.read_only_reason or f"{path}: opened read-only.")
+    return OpenedSession(store, store.read_only, False, notices)
 
 
 def open_session(launch: Launch) -> OpenedSession:
@@ -55,19 +93,7 @@ def open_session(launch: Launch) -> OpenedSession:
             notices=[f"Watching {launch.path} (read-only): new entries appear as they are written."],
         )
     if launch.mode == "demo":
-        from tui.demo import build_demo
-
-        path = build_demo(demo_path())
-        store = SessionStore.open(path)
-        return OpenedSession(
-            store,
-            False,
-            False,
-            [
-                f"Demo session (a copy at {path}): explore the tree (F2), "
-                "the timeline (F4) and the settings (F5)."
-            ],
-        )
+        return _demo_session(launch)
     path = launch.path
     if launch.mode == "continue":
         path = latest_session(str(launch.cwd), launch.session_dir)

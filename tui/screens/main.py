@@ -754,7 +754,7 @@ class MainScreen(Screen[None]):
         from tui.session.catalog import list_sessions, session_roots
 
         launch = self.kapp.launch  # pi's configured session directory is listed too
-        lister = partial(list_sessions, session_roots(str(launch.cwd), launch.session_dir))
+        lister = partial(list_sessions, session_roots(str(launch.cwd), launch.session_dir, demos=True))
         self.app.push_screen(SessionPicker(lister), self._resume_chosen)
 
     async def _resume_chosen(self, path: Path | None) -> None:

@@ -86,9 +86,16 @@ class SessionRoot(NamedTuple):
     flat: bool = False
 
 
-def session_roots(cwd: str | None = None, session_dir: str | Path | None = None) -> list[SessionRoot]:
-    """kompakt's tree, pi's default tree and pi's configured directory (if any), without repeats."""
+def session_roots(
+    cwd: str | None = None, session_dir: str | Path | None = None, *, demos: bool = False
+) -> list[SessionRoot]:
+    """kompakt's tree, pi's default tree and pi's configured directory (if any), without repeats.
+
+    ``demos`` adds the demo copies (for the session list, not for ``-c``, which continues real work).
+    """
     roots = [SessionRoot(sessions_root(), "kompakt"), SessionRoot(pi_sessions_root(), "pi")]
+    if demos:
+        roots.append(SessionRoot(demo_dir(), "demo", flat=True))
     custom = pi_session_dir(cwd, session_dir)
     if custom is not None:
         roots.insert(0, SessionRoot(custom, "pi", flat=True))
@@ -104,6 +111,11 @@ def session_roots(cwd: str | None = None, session_dir: str | Path | None = None)
 
 def sessions_root() -> Path:
     return kompakt_home() / "sessions"
+
+
+def demo_dir() -> Path:
+    """Where ``--demo`` copies the bundled demo session (listed by F7, resumed by ``-c --demo``)."""
+    return kompakt_home() / "demo"
 
 
 def encode_cwd(cwd: str) -> str:
