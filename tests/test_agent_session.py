@@ -542,10 +542,38 @@ async def test_manual_compaction_fires_the_compaction_hooks_with_a_pi_result(
     assert isinstance(result, CompactionResult)
     start, end = heard
     assert (start["type"], start["reason"]) == ("compaction_start", "manual")
-    assert (end["type"], end["reason"], end["aborted"], end["willRetry"]) == ("compaction_end", "manual", False, False)
+    assert (end["type"], end["reason"], end["aborted"], end["willRetry"]) == (
+        "compaction_end",
+        "manual",
+        False,
+        False,
+    )
     assert end["result"]["firstKeptEntryId"] == result.entry["firstKeptEntryId"]
     assert end["result"]["tokensBefore"] == result.entry["tokensBefore"]
     assert SUMMARY in end["result"]["summary"] and "errorMessage" not in end
+
+
+async def test_a_committed_draft_fires_the_compaction_hooks_too(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    hooks = HookRunner()
+    heard: list[dict] = []
+    hooks.on("compaction_start", heard.append)
+    hooks.on("compaction_end", heard.append)
+    session = make_session(
+        tmp_path, compaction_settings(fake_openai, BIG_WINDOW), summarize=fake_summarize, hooks=hooks
+    )
+    fake_openai.queue(Reply.text_reply("answer one"), Reply.text_reply("answer two"))
+    await session.prompt("first task " * 30)
+    await session.prompt("second task " * 30)
+    draft = await session.draft_compaction()
+    assert heard == []  # a draft writes nothing and is no compaction yet
+    result = await session.commit_draft(draft)
+    assert [(h["type"], h["reason"]) for h in heard] == [
+        ("compaction_start", "manual"),
+        ("compaction_end", "manual"),
+    ]
+    assert heard[1]["result"]["firstKeptEntryId"] == result.entry["firstKeptEntryId"]
 
 
 async def test_a_failed_manual_compaction_reports_the_error_and_raises_it(
@@ -570,7 +598,9 @@ async def test_a_failed_manual_compaction_reports_the_error_and_raises_it(
         await session.compact()
     (end,) = heard
     assert end["aborted"] is False and end["result"] is None
-    assert end["errorMessage"].startswith("Compaction failed: ") and "the model is down" in end["errorMessage"]
+    assert (
+        end["errorMessage"].startswith("Compaction failed: ") and "the model is down" in end["errorMessage"]
+    )
     (ended,) = events.of(CompactionEnd)
     assert ended.outcome == "error" and ended.error_message == end["errorMessage"]
     assert compactions(session) == []

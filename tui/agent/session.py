@@ -772,18 +772,20 @@ class AgentSession:
         """Write a draft from :meth:`draft_compaction`; raises :class:`StaleDraft` if the session moved on."""
         if self.is_busy:
             raise AgentBusyError("kompakt is busy: wait for the current operation or abort it first")
-        self._emit(CompactionStart("manual"))
+        start = CompactionStart("manual")
+        self._emit(start)
+        await self._compaction_hook(start)  # a committed draft is a manual compaction for hooks too
         result = await commit_draft(self.store, draft, self.hooks)
-        self._emit(
-            CompactionEnd(
-                "manual",
-                "result",
-                result=result,
-                tokens_before=result.tokens_before,
-                tokens_after=result.tokens_after,
-                duration_ms=float(result.duration_ms),
-            )
+        end = CompactionEnd(
+            "manual",
+            "result",
+            result=result,
+            tokens_before=result.tokens_before,
+            tokens_after=result.tokens_after,
+            duration_ms=float(result.duration_ms),
         )
+        self._emit(end)
+        await self._compaction_hook(end)
         return result
 
     async def navigate(
