@@ -301,3 +301,23 @@ def test_not_a_session_file_is_a_format_error(tmp_path: Path) -> None:
     path.write_bytes(b'{"type":"message"}\n')
     with pytest.raises(SessionFormatError, match="not a session header"):
         SessionStore.open(path)
+
+
+def test_refresh_reports_a_path_that_became_a_fifo_and_reloads_when_it_is_a_file_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionStore.create(path) as writer:
+        writer.append_message(user("one"))
+    saved = path.read_bytes()
+    reader = SessionStore.open(path, read_only=True)
+    path.unlink()
+    os.mkfifo(path)  # a read would block until a writer came: refresh must not attempt it
+    result = reader.refresh()
+    assert result.problem is not None and "is a FIFO" in result.problem
+    assert texts(reader) == ["one"]  # the last good content stays
+    path.unlink()
+    path.write_bytes(saved + saved.split(b"\n", 1)[1].replace(b'"one"', b'"two"'))
+    result = reader.refresh()
+    assert result.reloaded and result.problem is None
+    reader.close()
