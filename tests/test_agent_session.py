@@ -389,6 +389,20 @@ async def test_run_bash_appends_a_bash_execution_and_double_bang_stays_out(
     assert "echo visible-output" in sent and "hidden-output" not in sent
 
 
+async def test_a_failing_shell_command_stores_its_exit_code_once_as_pi_does(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    # pi states the exit code from the message's exitCode; a "[Exit code N]" in the output doubled it.
+    session = make_session(tmp_path, make_settings(fake_openai))
+    failed = await session.run_bash("echo partial; exit 3")
+    assert failed["output"] == "partial" and failed["exitCode"] == 3
+    stored = messages_on_path(session.store)[-1]
+    assert stored["output"] == "partial"
+    await session.prompt("why did it fail?")
+    sent = str(fake_openai.requests[-1]["messages"])
+    assert "Exit code" not in sent and sent.count("exited with code 3") == 1
+
+
 async def test_abort_stops_a_user_shell_command(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     session = make_session(tmp_path, make_settings(fake_openai))
     running = asyncio.create_task(session.run_bash("echo started; sleep 30"))

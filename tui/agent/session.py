@@ -850,12 +850,12 @@ class AgentSession:
 
     async def _run_bash(self, command: str, exclude_from_context: bool, cancel: asyncio.Event) -> Message:
         context = ToolContext(self.workspace, ask=None, cancel=cancel)
-        output = await BashTool().run({"command": command}, context)
-        details = output.details
+        run = await BashTool().execute({"command": command}, context)
+        details = run.details
         message: Message = {
             "role": "bashExecution",
             "command": command,
-            "output": "".join(b.get("text", "") for b in output.content if b.get("type") == "text"),
+            "output": run.output,
             "exitCode": details.get("exitCode"),
             "cancelled": bool(details.get("cancelled")),
             "truncated": bool(details.get("truncated")),

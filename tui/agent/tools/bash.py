@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+from dataclasses import dataclass
 from typing import Any, BinaryIO, ClassVar, Literal
 
 from tui.agent.tools.base import Policy, Tool, ToolContext, ToolError, ToolOutput
@@ -113,9 +114,27 @@ async def _supervise(
         spool.close()
 
 
-def _format(
-    command: str, spool: OutputSpool, outcome: Outcome, code: int | None, timeout: float
-) -> ToolOutput:
+@dataclass(frozen=True)
+class BashRun:
+    """One finished command: its output as the model sees it, and the notes the tool result adds to it.
+
+    A ``!`` command stores ``output`` alone, as pi does: the exit code, the cut and the cancel are fields of
+    its ``bashExecution`` message, which the context text states once.
+    """
+
+    output: str
+    notes: tuple[str, ...]
+    details: dict[str, Any]
+    is_error: bool
+
+    def tool_output(self) -> ToolOutput:
+        text = self.output or "(no output)"
+        if self.notes:
+            text += "\n\n" + "\n".join(self.notes)
+        return ToolOutput.text(text, self.details, is_error=self.is_error)
+
+
+def _format(command: str, spool: OutputSpool, outcome: Outcome, code: int | None, timeout: float) -> BashRun:
     tail, full_path = spool.finish()
     total = spool.total_lines
     notes = []
@@ -128,9 +147,6 @@ def _format(
         notes.append("[Cancelled; the command was killed.]")
     elif code:
         notes.append(f"[Exit code {code}]")
-    text = tail.text.rstrip("\n") or "(no output)"
-    if notes:
-        text += "\n\n" + "\n".join(notes)
     details = {
         "command": command,
         "exitCode": code,
@@ -140,7 +156,7 @@ def _format(
         "fullOutputPath": str(full_path) if full_path else None,
         "totalLines": total,
     }
-    return ToolOutput.text(text, details, is_error=outcome != "exited" or code != 0)
+    return BashRun(tail.text.rstrip("\n"), tuple(notes), details, outcome != "exited" or code != 0)
 
 
 class BashTool(Tool):
@@ -159,6 +175,10 @@ class BashTool(Tool):
     }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return (await self.execute(args, ctx)).tool_output()
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> BashRun:
+        """Run the command; the output and the notes apart (``run`` joins them for the model)."""
         command: str = args["command"]
         timeout = float(args.get("timeout", DEFAULT_TIMEOUT_SECONDS))
         if timeout <= 0:
