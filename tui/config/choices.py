@@ -1,8 +1,8 @@
 """The closed sets a setting must come from: binding ids, key names, themes, tool names, booleans.
 
-The core does not import Textual, so the binding ids and theme names are listed here; a test checks the
-lists against the app's bindings and Textual's themes, so a new binding fails the tests until it is
-added. Each ``check_*`` function returns the value or raises ``ValueError`` with the reason, for use as a
+The core does not import Textual, so the binding ids and theme names are listed here; a test
+(tests/test_hostile_settings.py::test_the_binding_ids_and_themes_match_the_app) checks the lists against
+the app's bindings and Textual's themes: a new binding id must be added here too. Each ``check_*`` function returns the value or raises ``ValueError`` with the reason, for use as a
 pydantic validator.
 """
 
@@ -20,6 +20,7 @@ BINDING_IDS = frozenset(
         "dialog.summarize.back",
         "fork_picker.cancel",
         "help.close",
+        "inspector.close", "inspector.commit", "inspector.next", "inspector.undo",
         "main.cancel", "main.compact", "main.model", "main.new", "main.open_tree", "main.resume",
         "main.settings", "main.toggle_timeline", "main.toggle_tree",
         "model_picker.cancel", "model_picker.down", "model_picker.page_down", "model_picker.page_up",
@@ -29,13 +30,14 @@ BINDING_IDS = frozenset(
         "session_picker.cancel", "session_picker.down", "session_picker.page_down", "session_picker.page_up",
         "session_picker.up",
         "settings.close", "settings.discard.no", "settings.discard.yes", "settings.save", "settings.target",
-        "timeline.cancel", "timeline.compact_now", "timeline.jump_boundary", "timeline.keep_down",
+        "timeline.apply_to_session", "timeline.cancel", "timeline.compact_now", "timeline.inspect", "timeline.jump_boundary", "timeline.keep_down",
         "timeline.keep_down_big", "timeline.keep_up", "timeline.keep_up_big", "timeline.reserve_down",
-        "timeline.reserve_down_big", "timeline.reserve_up", "timeline.reserve_up_big", "timeline.reset_what_if",
+        "timeline.preview", "timeline.reserve_down_big", "timeline.reserve_up", "timeline.reserve_up_big",
+        "timeline.reset_what_if",
         "timeline.switch_strategy", "timeline.toggle",
         "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
         "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only",
-        "tree.fold_or_up", "tree.label", "tree.label_times", "tree.navigate", "tree.page_down", "tree.page_up",
+        "tree.fold_or_up", "tree.inspect", "tree.label", "tree.label_times", "tree.navigate", "tree.page_down", "tree.page_up",
         "tree.search.backspace", "tree.uncompact", "tree.unfold_or_down", "tree.up",
     }
 )  # fmt: skip
