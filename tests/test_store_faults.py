@@ -322,3 +322,20 @@ def test_refresh_reports_a_path_that_became_a_fifo_and_reloads_when_it_is_a_file
     result = reader.refresh()
     assert result.reloaded and result.problem is None and texts(reader) == []
     reader.close()
+
+
+def test_refresh_reloads_a_longer_file_written_over_the_same_inode(tmp_path: Path) -> None:
+    """Same inode, larger size: not an append when its first bytes (the header) are not the ones read."""
+    path = tmp_path / "s.jsonl"
+    with SessionStore.create(path) as writer:
+        writer.append_message(user("one"))
+    reader = SessionStore.open(path, read_only=True)
+    other = tmp_path / "other.jsonl"
+    with SessionStore.create(other) as writer:
+        for text in ("two", "three", "four"):
+            writer.append_message(user(text))
+    with open(path, "r+b") as handle:  # in place: the inode stays
+        handle.write(other.read_bytes())
+    result = reader.refresh()
+    assert result.reloaded and texts(reader) == ["two", "three", "four"]
+    reader.close()

@@ -60,6 +60,7 @@ from tui.session.tree import TreeIndex
 
 FsyncMode = Literal["always", "batch"]
 BATCH_FSYNC_SECONDS = 0.5
+HEAD_BYTES = 4096
 
 
 @dataclass
@@ -233,6 +234,7 @@ class SessionStore:
         self._offset = 0
         self._lines = 0
         self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file that was loaded
+        self._head = b""  # its first bytes (the header line, mostly)
         self.read_only_reason: str | None = None
         self.migration_backup: Path | None = None
         # Set when the file may no longer match what was reported: appends are refused until reopened.
@@ -394,6 +396,7 @@ class SessionStore:
     def _load_file(self) -> None:
         data, info = self._read()
         self._identity = (info.st_dev, info.st_ino)
+        self._head = data[:HEAD_BYTES]
         if not data.strip():
             if self.read_only:
                 raise SessionFormatError(f"{self.path}:1: empty file, not a pi session")
@@ -776,13 +779,21 @@ class SessionStore:
             return RefreshResult(problem=str(exc))
         try:
             info = os.fstat(fd)
-            if (info.st_dev, info.st_ino) != self._identity or info.st_size < self._offset:
+            if info.st_size == self._offset and (info.st_dev, info.st_ino) == self._identity:
+                return RefreshResult()
+            # A new file can reuse the old one's inode number: its first bytes tell them apart.
+            replaced = (
+                (info.st_dev, info.st_ino) != self._identity
+                or info.st_size < self._offset
+                or os.pread(fd, len(self._head), 0) != self._head
+            )
+            if replaced:
                 os.close(fd)
                 fd = -1
                 return self._reload()
-            if info.st_size == self._offset:
-                return RefreshResult()
             data = read_fd(fd, self.path, self._offset)
+        except OSError as exc:
+            return RefreshResult(problem=f"{self.path}: cannot read: {exc.strerror}")
         finally:
             if fd >= 0:
                 os.close(fd)
