@@ -90,3 +90,28 @@ async def test_preview_writes_nothing_until_enter_and_then_exactly_that_summary(
         assert entry["summary"] == shown and entry["details"]["kompakt"]["keepRecentTokens"] == keep
     with SessionStore.open(path, read_only=True) as reopened:
         assert [e["id"] for e in reopened.entries if e["type"] == "compaction"] == [entry["id"]]
+
+
+async def test_enter_on_a_compaction_row_inspects_and_g_goes_there(tmp_path, monkeypatch):
+    from tui.screens.dialogs import SummarizeBranchDialog
+
+    path, names = compacted_session(tmp_path, later=False)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = screen.agent.store
+        await submit(pilot, "/uncompact")
+        await wait_until(pilot, lambda: store.leaf_id == names["parent"], "the undo")
+        await pilot.press("f2")
+        tree = screen.tree_pane.view
+        await wait_until(pilot, lambda: tree.has_focus and tree.selector is not None, "the tree pane")
+        while tree.selected_id != names["compaction"]:
+            await pilot.press("down")
+        await pilot.press("enter")
+        view = await wait_until(pilot, lambda: inspector(app), "the inspector")
+        assert view.inspection.compaction_id == names["compaction"] and store.leaf_id == names["parent"]
+        await pilot.press("g")  # redo: an ordinary navigation to the compaction
+        await wait_until(pilot, lambda: isinstance(app.screen, SummarizeBranchDialog), "the branch question")
+        await pilot.press("enter")  # no summary
+        await wait_until(pilot, lambda: store.leaf_id == names["compaction"], "the redo")
+        assert store.build_context().messages[0]["role"] == "compactionSummary"

@@ -148,8 +148,11 @@ async def inspect_compaction_flow(screen: MainScreen, compaction_id: str | None)
     except NotACompaction as exc:
         screen.notify(f"Cannot inspect: {exc}.", severity="warning")
         return
-    if await screen.app.push_screen_wait(CompactionInspector(inspection)) == "undo":
+    choice = await screen.app.push_screen_wait(CompactionInspector(inspection))
+    if choice == "undo":
         await undo_compaction(screen, compaction_id)
+    elif choice == "navigate":
+        screen.navigate_to(compaction_id)  # an ordinary move in the tree: this is how an undo is redone
 
 
 async def preview_compaction_flow(

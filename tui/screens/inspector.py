@@ -4,8 +4,8 @@ Three parts under a header of facts: the summarised messages (each with its toke
 (rendered Markdown, the short summary, the file lists and the previous summary it updated), and the
 kept messages. The data is a :class:`~tui.compaction.inspect.CompactionInspection`, from a stored
 compaction or from a preview (a draft not written yet). For a stored one, ``u`` asks the main screen to
-undo it; for a preview, Enter writes exactly the summary shown (the main screen commits the draft, no
-second model call) and Esc discards it. The screen dismisses with ``"commit"``, ``"undo"`` or None.
+undo it and ``g`` to go to it in the tree (Enter on a compaction row opens the inspector); for a preview, Enter writes exactly the summary shown (the main screen commits the draft, no
+second model call) and Esc discards it. The screen dismisses with ``"commit"``, ``"undo"``, ``"navigate"`` or None.
 Text from the session or a model is sanitised; the summary's Markdown parses no HTML.
 """
 
@@ -74,6 +74,7 @@ class CompactionInspector(Screen[str | None]):
         # Priority: the tables' own Enter (select a row) must not swallow the commit of a preview.
         Binding("enter", "commit", "Write this summary", id="inspector.commit", priority=True),
         Binding("u", "undo", "Undo this compaction", id="inspector.undo"),
+        Binding("g", "go", "Go to this compaction", id="inspector.go"),
         Binding("tab", "app.focus_next", "Next part", show=False, id="inspector.next"),
     ]
 
@@ -148,7 +149,7 @@ class CompactionInspector(Screen[str | None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "commit":
             return self.preview
-        if action == "undo":
+        if action in ("undo", "go"):
             return not self.preview
         return True
 
@@ -158,6 +159,10 @@ class CompactionInspector(Screen[str | None]):
     def action_commit(self) -> None:
         if self.preview:
             self.dismiss("commit")
+
+    def action_go(self) -> None:
+        if not self.preview:
+            self.dismiss("navigate")
 
     def action_undo(self) -> None:
         if not self.preview:

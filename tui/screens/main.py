@@ -509,12 +509,20 @@ class MainScreen(Screen[None]):
 
     def _tree_chosen(self, entry_id: str | None) -> None:
         if entry_id is not None:
-            self.navigate_to(entry_id)
+            self._enter_on_entry(entry_id)
 
     @on(SessionTreeView.NavigateRequested)
     def _navigate_requested(self, event: SessionTreeView.NavigateRequested) -> None:
         event.stop()
-        self.navigate_to(event.entry_id)
+        self._enter_on_entry(event.entry_id)
+
+    def _enter_on_entry(self, entry_id: str) -> None:
+        """Enter on a tree row: a compaction opens the inspector (``g`` there goes to it), else go there."""
+        entry = self.agent.store.tree.by_id.get(entry_id) if self.agent is not None else None
+        if entry is not None and entry.get("type") == "compaction":
+            self.compaction_flow("inspect", entry_id)
+        else:
+            self.navigate_to(entry_id)
 
     @on(SessionTreeView.Closed)
     def _tree_closed(self, event: SessionTreeView.Closed) -> None:
