@@ -277,11 +277,9 @@ class MainScreen(Screen[None]):
         self.notify(str(error), title="Hook error", severity="warning")
 
     async def _ask_approval(self, tool: str, args: dict, reason: str) -> bool:
-        from tui.screens.dialogs import ConfirmDialog
-        from tui.session.labels import tool_call_label
+        from tui.screens.approval import ApprovalDialog
 
-        question = f"Allow {tool_call_label(tool, args)}?\n\n{reason}"
-        return bool(await self.app.push_screen_wait(ConfirmDialog(question, yes="Allow", no="Deny")))
+        return bool(await self.app.push_screen_wait(ApprovalDialog(tool, args, reason)))
 
     # --- the prompt ---------------------------------------------------------------------------
     @on(PromptInput.Submitted)
