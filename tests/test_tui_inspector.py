@@ -115,3 +115,11 @@ async def test_enter_on_a_compaction_row_inspects_and_g_goes_there(tmp_path, mon
         await pilot.press("enter")  # no summary
         await wait_until(pilot, lambda: store.leaf_id == names["compaction"], "the redo")
         assert store.build_context().messages[0]["role"] == "compactionSummary"
+
+
+def test_the_header_names_who_wrote_the_summary():
+    from tui.screens.inspector import _writer
+
+    assert _writer("openai/gpt-4o", "model") == "model openai/gpt-4o"
+    assert _writer(None, "fallback") == "deterministic summary (no model)"
+    assert _writer(None, None) == "model unknown"

@@ -34,6 +34,17 @@ def _measured(flag: bool | None) -> str:
     return "measured" if flag else "unknown" if flag is None else "estimated"
 
 
+def _writer(model: str | None, source: str | None) -> str:
+    """Who wrote the summary: the model, else the deterministic summary, a hook or a remote endpoint."""
+    if model:
+        return f"model {model}"
+    return {
+        "fallback": "deterministic summary (no model)",
+        "hook": "summary from a hook",
+        "remote": "summary from the remote endpoint",
+    }.get(source or "", "model unknown")
+
+
 def header_lines(inspection: CompactionInspection, preview: bool) -> list[str]:
     """The facts as two lines of plain text (every unknown fact says so)."""
     facts = inspection.facts
@@ -44,7 +55,7 @@ def header_lines(inspection: CompactionInspection, preview: bool) -> list[str]:
     )
     parts = [
         f"reason {facts.reason or 'unknown'}",
-        f"model {facts.model or facts.summary_source or 'unknown'}",
+        _writer(facts.model, facts.summary_source),
         "duration unknown" if facts.duration_ms is None else f"{facts.duration_ms / 1000:.1f} s",
         "cost unknown" if facts.cost_usd is None else f"${facts.cost_usd:.4f}",
         f"keepRecentTokens {'unknown' if facts.keep_recent_tokens is None else f'{facts.keep_recent_tokens:,}'}",
