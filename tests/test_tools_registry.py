@@ -122,8 +122,10 @@ async def test_ask_policy_runs_after_approval(tmp_path):
     )
     assert msg["isError"] is False
     assert (ctx.workspace / "n.txt").read_text() == "x"
+    # The question names the path resolved once, the one the write then used (issue 8).
+    resolved = str(ctx.workspace / "n.txt")
     assert approver.calls == [
-        ("write", {"path": "n.txt", "content": "x"}, "write is set to ask before it runs")
+        ("write", {"path": resolved, "content": "x"}, "write is set to ask before it runs")
     ]
 
 

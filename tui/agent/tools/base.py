@@ -105,6 +105,19 @@ class Tool(ABC):
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
+    def with_resolved_paths(self, args: Mapping[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        """``args`` with every path argument (its default included) resolved once, to be approved and used.
+
+        The approval question shows, and the tool then opens, this resolved path: a symlink changed between
+        the question and the run cannot redirect the call (the tools open it without following links).
+        """
+        resolved = dict(args)
+        for param, default in self.path_params.items():
+            raw = args.get(param, default)
+            if isinstance(raw, str) and raw:
+                resolved[param] = str(ctx.resolve(raw))
+        return resolved
+
     def paths(self, args: Mapping[str, Any], ctx: ToolContext) -> list[Path]:
         """The resolved paths this call touches."""
         found = []

@@ -7,13 +7,13 @@ LF endings and keeps its CRLF endings. A unified diff of the change goes into th
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tui.agent.tools.base import Policy, Tool, ToolContext, ToolError, ToolOutput
 from tui.agent.tools.files import atomic_write, read_text
+from tui.agent.tools.worker import in_thread
 from tui.agent.tools.workspace import display_path
 
 DIFF_CONTEXT_LINES = 3
@@ -78,4 +78,4 @@ class EditTool(Tool):
         if old == new:
             raise ToolError("old_text and new_text are the same; nothing would change")
         path = ctx.resolve(args["path"])
-        return await asyncio.to_thread(_edit, path, display_path(ctx.workspace, path), old, new)
+        return await in_thread(_edit, path, display_path(ctx.workspace, path), old, new)

@@ -7,10 +7,12 @@ renamed over the target, so a reader never sees a half-written file.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from pathlib import Path
 
+from tui import fileio
 from tui.agent.tools.base import ToolError
 
 SNIFF_BYTES = 8192
@@ -38,22 +40,47 @@ def looks_binary(head: bytes) -> bool:
     return b"\x00" in head
 
 
-def read_head(path: Path) -> bytes:
-    with path.open("rb") as f:
-        return f.read(SNIFF_BYTES)
+def _opened_path(fd: int) -> str | None:
+    """Where an open fd really is (Linux's /proc), or None where the system cannot say."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
 
 
-def require_file(path: Path, shown: str) -> None:
-    if not path.exists():
-        raise ToolError(f"File not found: {shown}")
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory, not a file")
+def open_approved(path: Path, shown: str) -> int:
+    """A read-only fd of ``path``, the resolved path that was approved, and of nothing else.
+
+    The path was resolved once, before approval; here it is opened without following a final symlink
+    (``O_NOFOLLOW``), without blocking (a FIFO or device is refused, never waited on), and the opened
+    file's real path must be ``path``: a file or directory swapped for a symlink since is refused.
+    """
+    try:
+        fd = fileio.open_regular(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise ToolError(f"File not found: {shown}") from None
+    except fileio.NotRegularFileError as exc:
+        raise ToolError(f"{shown} is {exc.kind}, not a regular file; it was not read") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ToolError(f"{shown} changed into a symbolic link after it was resolved; not read") from None
+        raise ToolError(f"cannot open {shown}: {exc.strerror}") from None
+    real = _opened_path(fd)
+    if real is not None and real != str(path):
+        os.close(fd)
+        raise ToolError(f"{shown} changed after it was resolved (it now leads to {real}); not read")
+    return fd
+
+
+def read_approved(path: Path, shown: str) -> bytes:
+    """The whole of the approved regular file ``path`` (see :func:`open_approved`)."""
+    with os.fdopen(open_approved(path, shown), "rb") as f:
+        return f.read()
 
 
 def read_text(path: Path, shown: str) -> str:
     """The whole file as text; binary and non-UTF-8 files raise :class:`ToolError`."""
-    require_file(path, shown)
-    data = path.read_bytes()
+    data = read_approved(path, shown)
     if looks_binary(data[:SNIFF_BYTES]):
         raise ToolError(f"{shown} is a binary file; only text files can be used here")
     try:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from tui.agent.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui.agent.tools.truncate import capped_listing
 from tui.agent.tools.walk import glob_matcher, walk
+from tui.agent.tools.worker import in_thread
 from tui.agent.tools.workspace import display_path
 
 DEFAULT_LIMIT = 1000
@@ -60,4 +61,4 @@ class FindTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         root = ctx.resolve(args.get("path", "."))
         limit = args.get("limit", DEFAULT_LIMIT)
-        return await asyncio.to_thread(_find, root, ctx.workspace, args["pattern"], limit, ctx.cancel)
+        return await in_thread(_find, root, ctx.workspace, args["pattern"], limit, ctx.cancel)

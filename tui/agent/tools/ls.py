@@ -5,12 +5,12 @@ Hidden entries are listed too. The listing stops at a limit (500 by default) and
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, ClassVar
 
 from tui.agent.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tui.agent.tools.truncate import head_within_bytes
+from tui.agent.tools.worker import in_thread
 from tui.agent.tools.workspace import display_path
 
 DEFAULT_LIMIT = 500
@@ -51,4 +51,4 @@ class LsTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(args.get("path", "."))
         shown = display_path(ctx.workspace, path)
-        return await asyncio.to_thread(_ls, path, shown, args.get("limit", DEFAULT_LIMIT))
+        return await in_thread(_ls, path, shown, args.get("limit", DEFAULT_LIMIT))

@@ -7,19 +7,21 @@ and WebP images are sent as base64 image blocks instead.
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import io
+import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 from tui.agent.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tui.agent.tools.files import image_mime_type, looks_binary, read_head, require_file
+from tui.agent.tools.files import SNIFF_BYTES, image_mime_type, looks_binary, open_approved
 from tui.agent.tools.truncate import MAX_BYTES, MAX_LINES, cut_utf8
+from tui.agent.tools.worker import in_thread
 from tui.agent.tools.workspace import display_path
 
 
-def _image(path: Path, shown: str, mime: str) -> ToolOutput:
-    data = path.read_bytes()
+def _image(f: BinaryIO, shown: str, mime: str) -> ToolOutput:
+    data = f.read()
     return ToolOutput(
         [
             {"type": "text", "text": f"Image {shown} ({mime}, {len(data)} bytes)"},
@@ -29,7 +31,7 @@ def _image(path: Path, shown: str, mime: str) -> ToolOutput:
     )
 
 
-def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> ToolOutput:
+def _read_text(f: BinaryIO, shown: str, offset: int, limit: int | None) -> ToolOutput:
     kept: list[str] = []
     size = 0
     total = 0
@@ -37,9 +39,9 @@ def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> ToolOu
     partial = False
     done = False
     try:
-        with path.open(encoding="utf-8") as f:
+        with io.TextIOWrapper(f, encoding="utf-8") as lines:
             # The loop runs to the end even after the cap, to count the lines for the "continue" hint.
-            for total, line in enumerate(f, 1):
+            for total, line in enumerate(lines, 1):
                 if total < offset or done:
                     continue
                 text = line.removesuffix("\n")
@@ -82,16 +84,18 @@ def _read_text(path: Path, shown: str, offset: int, limit: int | None) -> ToolOu
 
 
 def _read(path: Path, shown: str, offset: int, limit: int | None) -> ToolOutput:
-    require_file(path, shown)
-    head = read_head(path)
-    mime = image_mime_type(head)
-    if mime:
-        return _image(path, shown, mime)
-    if looks_binary(head):
-        raise ToolError(
-            f"{shown} is a binary file; read shows only text files and PNG, JPEG, GIF or WebP images"
-        )
-    return _read_text(path, shown, offset, limit)
+    # One open of the approved path; everything below reads that file, not the path again.
+    with os.fdopen(open_approved(path, shown), "rb") as f:
+        head = f.read(SNIFF_BYTES)
+        f.seek(0)
+        mime = image_mime_type(head)
+        if mime:
+            return _image(f, shown, mime)
+        if looks_binary(head):
+            raise ToolError(
+                f"{shown} is a binary file; read shows only text files and PNG, JPEG, GIF or WebP images"
+            )
+        return _read_text(f, shown, offset, limit)
 
 
 class ReadTool(Tool):
@@ -110,4 +114,4 @@ class ReadTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         path = ctx.resolve(args["path"])
         shown = display_path(ctx.workspace, path)
-        return await asyncio.to_thread(_read, path, shown, args.get("offset", 1), args.get("limit"))
+        return await in_thread(_read, path, shown, args.get("offset", 1), args.get("limit"))

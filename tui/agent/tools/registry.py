@@ -81,6 +81,7 @@ async def _execute(tool: Tool, raw_args: Any, ctx: ToolContext) -> ToolOutput:
         args = validate_arguments(tool.parameters, parse_arguments(raw_args))
     except ToolError as exc:
         return ToolOutput.text(f"Invalid arguments for {tool.name}: {exc}", is_error=True)
+    args = tool.with_resolved_paths(args, ctx)  # resolved once: what is approved is what runs
     refusal = await _approve(tool, args, ctx)
     if refusal is not None:
         return refusal

@@ -1,7 +1,7 @@
 """Walking a directory tree for ``grep`` and ``find``, and matching paths against glob patterns.
 
 Version-control directories (``.git`` and friends) are never entered and symlinked directories are not
-followed, so a walk cannot loop. A glob without a slash matches file names at any depth (``*.py``); a
+followed, so a walk cannot loop; FIFOs, sockets and devices are not listed, so no tool blocks on one. A glob without a slash matches file names at any depth (``*.py``); a
 glob with a slash matches the path relative to the search root, where ``**`` spans directories
 (``src/**/test_*.py``).
 """
@@ -9,6 +9,7 @@ glob with a slash matches the path relative to the search root, where ``**`` spa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fnmatch
 import os
 import re
@@ -20,8 +21,19 @@ from tui.agent.tools.base import ToolError
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
+def _listed(entry: os.DirEntry[str]) -> bool:
+    """Regular files and symlinks are listed; a FIFO, socket or device is left out (reading one blocks)."""
+    try:
+        return entry.is_symlink() or entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def walk(root: Path, cancel: asyncio.Event) -> Iterator[tuple[Path, bool]]:
-    """Every path under ``root`` (not ``root`` itself) as ``(path, is_dir)``, in sorted order."""
+    """Every path under ``root`` (not ``root`` itself) as ``(path, is_dir)``, in sorted order.
+
+    FIFOs, sockets and devices are skipped; symlinks are listed but never followed into.
+    """
     for current, dirs, files in os.walk(root):
         if cancel.is_set():
             raise ToolError("cancelled")
@@ -29,7 +41,10 @@ def walk(root: Path, cancel: asyncio.Event) -> Iterator[tuple[Path, bool]]:
         base = Path(current)
         for name in dirs:
             yield base / name, True
-        for name in sorted(files):
+        listed: set[str] = set()  # a directory that cannot be scanned lists no files
+        with contextlib.suppress(OSError), os.scandir(current) as entries:
+            listed = {e.name for e in entries if e.name in files and _listed(e)}
+        for name in sorted(listed):
             yield base / name, False
 
 

@@ -5,11 +5,11 @@ The write is atomic (temporary file, then rename), so an interrupted call never 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, ClassVar
 
 from tui.agent.tools.base import Policy, Tool, ToolContext, ToolError, ToolOutput
 from tui.agent.tools.files import atomic_write
+from tui.agent.tools.worker import in_thread
 from tui.agent.tools.workspace import display_path
 
 
@@ -36,7 +36,7 @@ class WriteTool(Tool):
             raise ToolError(f"{shown} is a directory")
         created = not path.exists()
         data = args["content"].encode("utf-8")
-        await asyncio.to_thread(atomic_write, path, data)
+        await in_thread(atomic_write, path, data)
         verb = "Created" if created else "Overwrote"
         return ToolOutput.text(
             f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "bytes": len(data), "created": created}
