@@ -204,9 +204,10 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         ),
         Binding("s", "switch_strategy", "Switch strategy", id="timeline.switch_strategy"),
         Binding("r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
-        Binding("a", "apply_to_session", "Apply to this session", id="timeline.apply_to_session"),
-        Binding("p", "preview", "Preview compaction", id="timeline.preview"),
-        Binding("i", "inspect", "Inspect last compaction", id="timeline.inspect"),
+        # Off the footer (its row is full; "Compact now" would drop out): listed by F1 and the palette.
+        Binding("a", "apply_to_session", "Apply to this session", show=False, id="timeline.apply_to_session"),
+        Binding("p", "preview", "Preview compaction", show=False, id="timeline.preview"),
+        Binding("i", "inspect", "Inspect last compaction", show=False, id="timeline.inspect"),
         Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
         Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
         Binding("space", "toggle_expanded", "Expand timeline", id="timeline.toggle"),
