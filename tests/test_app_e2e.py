@@ -803,7 +803,7 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
         user_widget = next(w for w in screen.chat.message_widgets if isinstance(w, UserMessage))
         assert user_widget.entry_id == original["id"]  # live messages carry their entry id
         user_widget.focus()
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         await wait_until(pilot, lambda: screen.prompt.text == "original question", "the text in the prompt")
         assert store.leaf_id is None and screen.chat.message_widgets == []
         screen.prompt.text = "edited question"

@@ -436,7 +436,7 @@ async def test_copy_with_key_and_click() -> None:
         await settle(pilot)
         user, assistant = app.pane.message_widgets
         user.focus()
-        await pilot.press("c")
+        await pilot.press("ctrl+c")
         await pilot.click(assistant.query_one(".-copy"))
         assert app.copied == ["copy me", "the answer"]
 
@@ -448,7 +448,7 @@ async def test_edit_and_resend_posts_edit_requested() -> None:
         await settle(pilot)
         user = app.pane.message_widgets[0]
         user.focus()
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         await pilot.click(user.query_one(".-edit"))
         await settle(pilot)
         assert [(e.entry_id, e.text) for e in app.edits] == [("00000001", "first try")] * 2

@@ -2,7 +2,8 @@
 
 User, assistant (Markdown, with collapsed thinking and tool calls), orphan tool results, ``!cmd`` bash
 executions, custom messages, branch summaries and compaction summaries. Every message is focusable,
-copies itself with ``c`` (or a click on "copy"), and a user message asks for "edit and resend" with ``e``.
+copies itself with Ctrl+C (or a click on "copy"), and a user message asks for "edit and resend" with Ctrl+E.
+Message actions use modifier keys only: printable keys typed on a message go to the prompt (see ChatPane).
 All text from the session, the model or a tool is sanitised and shown literally (never as markup);
 assistant text goes through Markdown, which builds plain content and parses no inline HTML.
 """
@@ -17,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Key
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
@@ -87,6 +88,23 @@ def _format_args(args: Any) -> str:
     return shown if len(shown) <= ARGS_CHARS else shown[:ARGS_CHARS] + "\n…"
 
 
+def type_through(widget: Widget, event: Key) -> None:
+    """A printable key on the chat goes to the prompt, never to an action (D1).
+
+    It is handed over synchronously by the first chat widget that sees it (the nearest ancestor with a
+    ``take_typing`` method, the chat pane), so a burst of keys typed while focus moves to the prompt keeps its order.
+    """
+    if not (event.is_printable and event.character):
+        return
+    event.stop()
+    event.prevent_default()
+    for node in (widget, *widget.ancestors):
+        handler = getattr(node, "take_typing", None)
+        if callable(handler):
+            handler(event.character)
+            return
+
+
 class _Affordance(Static):
     """A small clickable word in a message header ("copy", "edit")."""
 
@@ -125,12 +143,13 @@ class ChatMessage(Vertical, can_focus=True):
     """
     HELP = """
 ## Chat message
-- **c**: copy this message to the clipboard
-- **e**: on your own message, edit it and resend (starts a branch)
+- **ctrl+c**: copy this message to the clipboard
+- **ctrl+e**: on your own message, edit it and resend (starts a branch)
+- typing (letters, digits, space) goes to the prompt
 - **up / down**: move between messages
 """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy", "Copy", id="chat.copy"),
+        Binding("ctrl+c", "copy", "Copy", id="chat.copy"),
     ]
     ACTIONS: ClassVar[tuple[str, ...]] = ("copy",)
 
@@ -163,6 +182,9 @@ class ChatMessage(Vertical, can_focus=True):
     def compose_body(self) -> ComposeResult:
         yield from ()
 
+    def on_key(self, event: Key) -> None:
+        type_through(self, event)
+
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(sanitize(self.copy_text()))
         self.notify("Message copied to the clipboard", timeout=2)
@@ -179,7 +201,7 @@ class UserMessage(ChatMessage):
     UserMessage > .message--header > .message--title { color: $primary; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "edit", "Edit & resend", id="chat.edit"),
+        Binding("ctrl+e", "edit", "Edit & resend", id="chat.edit"),
     ]
     ACTIONS = ("copy", "edit")
 

@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Key
 from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
@@ -36,6 +36,7 @@ from widgets.chat_messages import (
     ChatMessage,
     message_widget,
     result_text,
+    type_through,
     user_text,
 )
 from widgets.moa_group import MOA_ROLE, MoaGroup, moa_message, record_message
@@ -127,7 +128,8 @@ class ChatPane(VerticalScroll):
 ## Chat
 Messages of the current branch. Scroll to the top to load older messages.
 - **up / down**: move between messages (when one is focused)
-- **c**: copy the focused message, **e**: edit and resend your message
+- **ctrl+c**: copy the focused message, **ctrl+e**: edit and resend your message
+- Typing while the chat or a message has focus goes to the prompt: nothing typed triggers an action.
 - Click a tool call, a thinking block or a summary to expand it.
 """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -153,6 +155,8 @@ Messages of the current branch. Scroll to the top to load older messages.
         self._loading = False
         self._bar = LoadMoreBar()
         self._stream: AssistantStream | None = None
+        # Where printable keys typed on the chat go (the prompt); None leaves them unused.
+        self.type_target: Callable[[str], None] | None = None
 
     @property
     def first_loaded(self) -> int:
@@ -173,6 +177,14 @@ Messages of the current branch. Scroll to the top to load older messages.
     def on_unmount(self) -> None:
         if self._stream is not None:
             self._stream.close()
+
+    def on_key(self, event: Key) -> None:
+        type_through(self, event)
+
+    def take_typing(self, text: str) -> None:
+        """Hand typed text to :attr:`type_target` (the screen's prompt) at once, in the key's own queue."""
+        if self.type_target is not None:
+            self.type_target(text)
 
     def on_mount(self) -> None:
         self._bar.show_count(0)

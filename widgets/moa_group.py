@@ -126,7 +126,7 @@ class MoaGroup(ChatMessage):
 The drafts the reference models wrote before the aggregator gave the reply below. They are kept in the
 session for you to read; they are never sent to the model in later turns.
 - **enter** or a click on the title: show or hide them; then on each model to read its answer
-- **c**: copy every reference answer
+- **ctrl+c**: copy every reference answer
 """
     ACTIONS: ClassVar[tuple[str, ...]] = ()
 

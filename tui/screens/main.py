@@ -108,6 +108,7 @@ class MainScreen(Screen[None]):
         from tui.session.catalog import kompakt_home
 
         self.prompt = PromptInput(id="prompt", history_path=kompakt_home() / "prompt-history.jsonl")
+        self.chat.type_target = self._type_into_prompt
         self.tree_pane = SessionTreePane(id="tree-pane")
         self.status = StatusBar(id="status")
         self.agent: AgentSession | None = None
@@ -282,6 +283,12 @@ class MainScreen(Screen[None]):
         return bool(await self.app.push_screen_wait(ApprovalDialog(tool, args, reason)))
 
     # --- the prompt ---------------------------------------------------------------------------
+    def _type_into_prompt(self, text: str) -> None:
+        """Keys typed while the chat has focus: into the prompt at its cursor, which takes focus (D1)."""
+        self.prompt.insert(text)
+        if self.focused is not self.prompt:
+            self.prompt.focus()
+
     @on(PromptInput.Submitted)
     async def _submitted(self, event: PromptInput.Submitted) -> None:
         event.stop()

@@ -1,0 +1,45 @@
+"""Issue 13 (F, the app as a new user meets it): Pilot tests of the real app for the defects fixed here.
+
+Each test drives :class:`~tui.app.KompaktApp` on real session files in an isolated home, with the loopback
+OpenAI server where a model is needed, and waits for the condition it asserts (never a fixed pause).
+"""
+
+from __future__ import annotations
+
+from tests.app_e2e_helpers import main_screen, ready, saved_session_app, wait_until
+from tests.fake_openai import fake_openai_fixture  # noqa: F401
+from widgets.chat_messages import UserMessage
+
+SIZE = (120, 40)
+
+
+async def test_typing_on_a_focused_message_goes_to_the_prompt_and_fires_no_action(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """D1: 'hello there' typed on a focused message neither edits (leaf moves) nor copies; the prompt gets it."""
+    app, _home, ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("first question", "answer")])
+    before = app.launch.path.read_bytes()
+    copied: list[str] = []
+    monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: screen.chat.message_widgets, "the chat")
+        user = next(w for w in screen.chat.message_widgets if isinstance(w, UserMessage))
+        user.focus()
+        await wait_until(pilot, lambda: app.focused is user, "the focused message")
+        await pilot.press(*"hello there")
+        await wait_until(pilot, lambda: screen.prompt.text == "hello there", "the typed text in the prompt")
+        assert app.focused is screen.prompt
+        # Tab from the prompt moves focus away; what is typed next still lands in the prompt.
+        screen.chat.focus()
+        await wait_until(pilot, lambda: app.focused is screen.chat, "the focused chat")
+        await pilot.press(*" ce")
+        await wait_until(pilot, lambda: screen.prompt.text == "hello there ce", "the text typed on the chat")
+        assert copied == [] and app.session.store.leaf_id == ids[-1]
+        assert app.launch.path.read_bytes() == before
+        # The actions moved to modifier keys.
+        user.focus()
+        await wait_until(pilot, lambda: app.focused is user, "the focused message again")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: copied == ["first question"], "the copy")
+        assert main_screen(app) is screen
