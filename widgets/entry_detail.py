@@ -19,8 +19,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from tui.compaction.tokens import estimate_tokens
+from tui.session.context import pruned_tool_result
 from tui.session.display import content_text
-from tui.session.entries import Entry
+from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, is_custom
 from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
 
@@ -92,6 +94,13 @@ def describe_entry(entry: Entry, tree: TreeIndex | None = None) -> Content:
         out.heading("Content")
         out.text(content_text(entry.get("content")))
     else:
+        if is_custom(entry, PRUNE_CUSTOM_TYPE) and isinstance(entry.get("data"), Mapping):
+            data = entry["data"]
+            count = len(data.get("entries") or {})
+            saved = data.get("tokensSaved")
+            out.field(
+                "pruned", f"{count} tool outputs, {saved:,} tokens saved" if isinstance(saved, int) else count
+            )
         extra = {k: v for k, v in entry.items() if k not in ("type", "id", "parentId", "timestamp")}
         if extra:
             out.heading("Fields")
@@ -147,6 +156,11 @@ def _message(out: _Builder, message: Mapping[str, Any], entry: Entry, tree: Tree
         out.field("toolCallId", message.get("toolCallId"))
         if message.get("isError"):
             out.field("isError", "true")
+        pruned = _prune_of(tree, entry) if tree is not None else None
+        if pruned is not None:
+            prune_id, tokens = pruned
+            saved = max(0, tokens - estimate_tokens(pruned_tool_result(dict(message), tokens)))
+            out.field("context", f"pruned, {saved:,} tokens saved (prune entry {prune_id})")
         call = _find_call(tree, entry, str(message.get("toolCallId"))) if tree is not None else None
         if call is not None:
             out.heading(f"Call: {call.get('name', '')}")
@@ -202,6 +216,17 @@ def _find_call(tree: TreeIndex, entry: Entry, call_id: str) -> Mapping[str, Any]
                 ):
                     return block
         current = parent.get("parentId")
+    return None
+
+
+def _prune_of(tree: TreeIndex, entry: Entry) -> tuple[str, int] | None:
+    """The prune entry below ``entry`` that lists it, with the output's original tokens, if any."""
+    entry_id = entry.get("id")
+    for candidate in tree.by_id.values():
+        if is_custom(candidate, PRUNE_CUSTOM_TYPE):
+            tokens = ((candidate.get("data") or {}).get("entries") or {}).get(entry_id)
+            if isinstance(tokens, int):
+                return str(candidate.get("id")), tokens
     return None
 
 

@@ -716,6 +716,9 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         ]
         if timeline.overhead_tokens:
             items.append((FILL_OVERHEAD, "█", f"system {format_tokens(timeline.overhead_tokens)}"))
+        if pruned := timeline.pruned:
+            saved = format_tokens(sum(s.saved for s in pruned))
+            items.append((f"{REGION_AFTER}-tool", "█", f"{len(pruned)} pruned, {saved} tokens saved"))
         legend: list[tuple[str, Style]] = []
         for fill, glyph, text in items:
             style = self._style(fill)

@@ -64,11 +64,12 @@ from tui.agent.session_settings import (
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
 from tui.compaction.breakdown import ContextBreakdown, context_breakdown
-from tui.compaction.context_size import context_size
+from tui.compaction.context_size import context_size, pruned_after
 from tui.compaction.engine import (
     CompactionDraft,
     CompactionResult,
     CompactionSkip,
+    apply_pruning,
     commit_draft,
     compact_session,
     compaction_due,
@@ -85,6 +86,7 @@ from tui.compaction.tokens import (
     sum_tokens,
 )
 from tui.config.model import Settings
+from tui.session.context import context_from_path
 from tui.session.entries import Entry, Message, iso_to_ms, now_ms
 from tui.session.store import SessionStore
 
@@ -500,6 +502,7 @@ class AgentSession:
         config = self.settings.compaction
         if not config.enabled:
             return None
+        self._prune()  # omp: first, on every check, before the aborted-reply rule
         if skip_aborted and message.get("stopReason") == "aborted":
             return None
         latest_ms = self._latest_compaction_ms()
@@ -509,7 +512,9 @@ class AgentSession:
         window = self.context_window
         if self._same_model(message) and is_context_overflow(message, window):
             return await self._recover_from_overflow(message, before_prompt)
-        messages = self.store.build_context().messages
+        path = self.store.get_branch()
+        context = context_from_path(path)
+        messages = context.messages
         if message.get("stopReason") == "error":
             # The failed reply reports nothing: use the last good usage plus what came after it.
             estimate = estimate_context_tokens(messages)
@@ -518,12 +523,16 @@ class AgentSession:
             usage_time = messages[estimate.last_usage_index].get("timestamp") or 0
             if latest_ms is not None and usage_time <= latest_ms:
                 return None  # only a kept pre-compaction reply has usage: it is stale
-            tokens = estimate.tokens
+            tokens, usage_index = estimate.tokens, estimate.last_usage_index
         else:
-            after = next((i + 1 for i, m in enumerate(messages) if m is message), len(messages))
-            tokens = calculate_context_tokens(message.get("usage") or {}) + sum_tokens(messages[after:])
+            usage_index = next((i for i, m in enumerate(messages) if m is message), len(messages) - 1)
+            usage = calculate_context_tokens(message.get("usage") or {})
+            tokens = usage + sum_tokens(messages[usage_index + 1 :])
+        # omp tests the threshold against usage minus what the pruning saved.
+        usage_id = context.entry_ids[usage_index] if 0 <= usage_index < len(messages) else None
+        tokens = max(0, tokens - pruned_after(path, context, usage_id))
         # keep-recent: pi's rule on these tokens; head-tail: Hermes's trigger on its own estimate.
-        if not compaction_due(self.store.get_branch(), self.settings, window, tokens):
+        if not compaction_due(path, self.settings, window, tokens):
             return None
         result = await self._auto_compact("threshold", will_retry=False)
         if (
@@ -534,6 +543,18 @@ class AgentSession:
         ):
             return _CONTINUE
         return None
+
+    def _prune(self) -> None:
+        prune = apply_pruning(self.store)
+        if prune:
+            count = len(prune.entries)
+            self._emit(
+                Notice(
+                    "info",
+                    f"Pruned {count} old tool output{'s' if count != 1 else ''}: "
+                    f"about {prune.tokens_saved:,} tokens saved.",
+                )
+            )
 
     async def _recover_from_overflow(self, message: Message, before_prompt: bool) -> str | None:
         if self._overflow_attempted:

@@ -5,18 +5,20 @@ a reply kept from before the latest compaction reported the size of the context 
 compaction, so its usage is ignored. Until a reply after the compaction reports usage, the size is
 the chars/4 estimate of what the model would now be sent (the summary, the kept messages and what
 followed). Which replies are stale is decided by position on the path (after the compaction entry
-or not), like pi's ``getContextUsage``, so a clock skew between entries cannot matter.
+or not), like pi's ``getContextUsage``, so a clock skew between entries cannot matter. A prune
+appended after that reply (omp prunes before every compaction check) took tokens out of outputs the
+reply's usage still counts; they are subtracted, as omp tests ``usage − tokensSaved``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tui.compaction.boundary import latest_compaction_index
-from tui.compaction.tokens import ContextEstimate, estimate_context_tokens
+from tui.compaction.tokens import ContextEstimate, estimate_context_tokens, estimate_tokens
 from tui.session.context import SessionContext, context_from_path
-from tui.session.entries import Entry
+from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, is_custom
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,41 @@ def path_context(path: Sequence[Entry]) -> PathContext:
     """Build the context of ``path`` and size it, ignoring usage from before the latest compaction."""
     context = context_from_path(path)
     fresh_from = _fresh_from(path, context)
-    return PathContext(context, estimate_context_tokens(context.messages, usage_from=fresh_from))
+    estimate = estimate_context_tokens(context.messages, usage_from=fresh_from)
+    if estimate.last_usage_index is not None:
+        usage_id = context.entry_ids[estimate.last_usage_index]
+        pruned = pruned_after(path, context, usage_id)
+        if pruned:
+            estimate = replace(estimate, tokens=estimate.tokens - pruned, pruned_tokens=pruned)
+    return PathContext(context, estimate)
+
+
+def pruned_after(path: Sequence[Entry], context: SessionContext, entry_id: str | None) -> int:
+    """Tokens that prune entries after ``entry_id`` on ``path`` saved on tool results before it.
+
+    A reply's usage measured those outputs whole; ``context`` (built from ``path``) holds them pruned.
+    """
+    position = {entry.get("id"): i for i, entry in enumerate(path)}
+    at = position.get(entry_id)
+    if at is None:
+        return 0
+    in_context = {eid: i for i, eid in enumerate(context.entry_ids) if eid is not None}
+    pruned_before: set[str] = set()
+    saved = 0
+    for index, entry in enumerate(path):
+        if not is_custom(entry, PRUNE_CUSTOM_TYPE):
+            continue
+        for pruned_id, tokens in ((entry.get("data") or {}).get("entries") or {}).items():
+            if index < at:
+                pruned_before.add(pruned_id)  # the reply was sent the pruned output already
+            elif (
+                pruned_id not in pruned_before
+                and position.get(pruned_id, at) < at
+                and pruned_id in in_context
+            ):
+                pruned_before.add(pruned_id)
+                saved += max(0, int(tokens) - estimate_tokens(context.messages[in_context[pruned_id]]))
+    return saved
 
 
 def context_size(path: Sequence[Entry]) -> ContextEstimate:

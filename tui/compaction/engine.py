@@ -7,7 +7,8 @@ the summaries (the remote endpoint when one is set, else the model, else the det
 then append the prune entry and ONE ``compaction`` entry and tell the ``session_compact`` hooks.
 Nothing is appended before the summary is complete, so a cancellation (``asyncio.CancelledError``)
 or a failure leaves the session untouched; the prune entry is written alone only when the plan is a
-skip (pruning still runs before every compaction check, as in omp). A compaction that saves 5 % or less
+skip. The agent prunes before every compaction check, as omp does (:func:`apply_pruning`), and tests
+the threshold on what is left, so a session that pruning alone brings under it is not compacted. A compaction that saves 5 % or less
 of the context is reported as "no progress" (Hermes §4.1), so that the caller does not try again.
 ``compaction.strategy`` picks the planner: pi's keep-recent one, or Hermes's head-tail one
 (``head_tail``), whose summary uses its own prompts, carries the protected head in front of the notes and
@@ -93,6 +94,22 @@ def _prune_fields(plan: PrunePlan) -> dict[str, Any]:
     return {"type": "custom", "customType": PRUNE_CUSTOM_TYPE, "data": prune_entry_data(plan)}
 
 
+def prunable(path: list[Entry]) -> PrunePlan:
+    """The pruning omp would do now; none right after a compaction (the leaf must stay the compaction,
+    or "nothing to compact" would not hold)."""
+    if not path or path[-1].get("type") == "compaction":
+        return PrunePlan()
+    return plan_pruning(path)
+
+
+def apply_pruning(store: SessionStore) -> PrunePlan:
+    """omp's step before every compaction check: append the prune entry when pruning is worth it."""
+    prune = prunable(store.get_branch())
+    if prune:
+        store.append(_prune_fields(prune))
+    return prune
+
+
 def _context_tokens(path: list[Entry]) -> int:
     return sum_tokens(context_from_path(path).messages)
 
@@ -147,9 +164,7 @@ def prepare_session_compaction(
     """What a compaction of ``path`` would do with these settings: ``kompakt compact`` and the TUI run
     it, ``kompakt plan`` shows it, so the two cannot pick different cut points. ``prune=False`` plans
     the path as stored (``kompakt plan --no-prune``, to compare with pi, which has no pruning)."""
-    pruning = PrunePlan()
-    if prune and path and path[-1].get("type") != "compaction":
-        pruning = plan_pruning(path)
+    pruning = prunable(path) if prune else PrunePlan()
     planned_path = [*path, _prune_fields(pruning)] if pruning else path
     return PreparedCompaction(
         pruning, planned_path, plan_for_strategy(planned_path, settings, context_window)

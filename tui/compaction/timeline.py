@@ -52,7 +52,7 @@ from tui.compaction.timeline_names import (
     STRATEGY_KEEP_RECENT,
 )
 from tui.compaction.tokens import estimate_tokens
-from tui.session.context import entry_to_message
+from tui.session.context import entry_to_message, pruned_outputs
 from tui.session.entries import Entry
 
 REASONS = frozenset({"manual", "threshold", "overflow"})
@@ -83,6 +83,8 @@ class Segment(NamedTuple):
     estimate: int
     source: str
     start: int
+    # Tokens a prune on the path took out of this tool result (its width is the pruned size).
+    saved: int = 0
 
     @property
     def end(self) -> int:
@@ -204,6 +206,11 @@ class Timeline:
     head_tail: HeadTailConfig = field(default_factory=HeadTailConfig)
 
     @property
+    def pruned(self) -> tuple[Segment, ...]:
+        """The pruned tool results on the bar."""
+        return tuple(s for s in self.segments if s.saved)
+
+    @property
     def context_end(self) -> int:
         """Where the context ends on the bar (equals ``context_tokens`` when usage explains it)."""
         return self.positions[-1]
@@ -286,22 +293,25 @@ def build_timeline(
     ctx, context = sized.context, sized.estimate
 
     # Scale every width by usage / estimate of the context messages the usage covered.
+    # A prune after the reply shrank outputs its usage counted whole: the bar shrinks by the savings.
+    usage_now = context.usage_tokens - context.pruned_tokens
     ratio = None
     scaled_until = -1  # path index of the last entry the usage covered
     if calibrate and context.last_usage_index is not None:
         covered = [index_of[e] for e in ctx.entry_ids[: context.last_usage_index + 1]]
         covered_estimate = sum(estimates[i] for i in covered)
         if covered_estimate:
-            ratio = min(max(context.usage_tokens / covered_estimate, MIN_RATIO), MAX_RATIO)
+            ratio = min(max(usage_now / covered_estimate, MIN_RATIO), MAX_RATIO)
             scaled_until = max(covered)
 
     widths = _widths(path, estimates, compaction_index, ratio, scaled_until)
     covered_width = sum(widths[origin : scaled_until + 1]) if ratio is not None else 0
-    overhead = max(0, context.usage_tokens - covered_width) if ratio is not None else 0
+    overhead = max(0, usage_now - covered_width) if ratio is not None else 0
 
     positions = _positions(widths, origin, overhead)
     segments = []
     region_tokens = dict.fromkeys((REGION_SUMMARISED, REGION_KEPT, REGION_SUMMARY, REGION_AFTER), 0)
+    pruned = pruned_outputs(path_entries)
     protected = set(protected_entry_ids(path[compaction_index])) if compaction_index is not None else set()
     if protected:
         region_tokens[REGION_HEAD] = 0
@@ -322,6 +332,7 @@ def build_timeline(
                 estimates[i],
                 SOURCE_USAGE if i <= scaled_until else SOURCE_ESTIMATE,
                 positions[i],
+                max(0, pruned[path[i]["id"]] - estimates[i]) if path[i].get("id") in pruned else 0,
             )
         )
     compaction_id = path[compaction_index].get("id") if compaction_index is not None else None

@@ -138,12 +138,14 @@ def last_usage_index(entries: Sequence[Entry]) -> int | None:
 
 @dataclass(frozen=True)
 class ContextEstimate:
-    """The context size: real usage of the last completed reply plus an estimate of what followed."""
+    """The context size: real usage of the last completed reply plus an estimate of what followed,
+    less ``pruned_tokens``, what a prune after that reply took out of the outputs the reply counted."""
 
     tokens: int
     usage_tokens: int
     trailing_tokens: int
     last_usage_index: int | None
+    pruned_tokens: int = 0
 
 
 def estimate_context_tokens(messages: Sequence[Message], usage_from: int = 0) -> ContextEstimate:
