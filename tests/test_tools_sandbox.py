@@ -163,3 +163,42 @@ async def test_in_thread_returns_results_and_raises_errors() -> None:
     assert await in_thread(sum, [1, 2, 3]) == 6
     with pytest.raises(ZeroDivisionError):
         await in_thread(divmod, 1, 0)
+
+
+# --- the workspace is where kompakt started, unless the user moves it -------------------------------
+def session_recorded_in(tmp_path: Path, directory: Path) -> Path:
+    from tests import factories as f
+    from tui.session.store import SessionStore
+
+    path = tmp_path / "elsewhere.jsonl"
+    with SessionStore.create(path, cwd=str(directory)) as store:
+        store.append_message(f.user("hello")["message"])
+        store.append_message(f.assistant("hi")["message"])
+    return path
+
+
+@pytest.mark.parametrize("move", [False, True], ids=["stay", "move"])
+async def test_a_session_cwd_elsewhere_moves_the_tools_only_when_the_user_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: bool
+) -> None:
+    from tests.app_e2e_helpers import isolated_home, make_app, ready, settings_toml, wait_until
+    from tui.launch import Launch
+    from tui.screens.dialogs import ConfirmDialog
+
+    stored = tmp_path / "recorded-there"
+    stored.mkdir()
+    here = tmp_path / "here"
+    here.mkdir()
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    app = make_app(home, Launch("open", session_recorded_in(tmp_path, stored), here))
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, "ask")
+        assert str(stored) in dialog._question and str(here) in dialog._question
+        assert screen.prompt.disabled and screen.agent.workspace == here.resolve()  # not the stored cwd
+        assert screen.agent.tool_context.workspace == here.resolve()
+        await pilot.press("y" if move else "n")
+        await wait_until(pilot, lambda: not screen.prompt.disabled, "the prompt enabled")
+        expected = (stored if move else here).resolve()
+        assert screen.agent.workspace == expected and screen.agent.tool_context.workspace == expected

@@ -137,6 +137,19 @@ def missing_session_cwd(store: SessionStore) -> str | None:
     return None
 
 
+def other_session_cwd(store: SessionStore, here: Path) -> Path | None:
+    """The header's ``cwd`` when it is an existing directory other than ``here``, else None.
+
+    The TUI's tools work where kompakt was started; a session file (one sent to you, say) cannot move them
+    to ``/`` or your home by naming it: the user is asked first.
+    """
+    cwd = store.header.get("cwd")
+    if not isinstance(cwd, str) or not cwd or not os.path.isdir(cwd):
+        return None
+    stored = Path(cwd).resolve()
+    return None if stored == here.resolve() else stored
+
+
 def session_cwd(store: SessionStore, fallback: Path | None = None) -> Path:
     """Where the session works: its stored cwd; ``fallback`` (default: here) only when it has none.
 

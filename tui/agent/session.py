@@ -922,6 +922,11 @@ class AgentSession:
                 total += float(cost or 0.0)
         return total
 
+    def set_workspace(self, workspace: Path) -> None:
+        """Move the tools (and the system prompt's directory) to ``workspace``, which the user chose."""
+        self.workspace = workspace.resolve()
+        self.tool_context.workspace = self.workspace
+
     async def close(self) -> None:
         """Abort what runs and wait for it to wind down."""
         with contextlib.suppress(asyncio.CancelledError):

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from tui import slash
-from tui.launch import Launch, missing_session_cwd, session_cwd
+from tui.launch import Launch, missing_session_cwd, other_session_cwd
 from tui.session.errors import SessionError
 from widgets.chat_pane import ChatPane
 from widgets.prompt import PromptBox, PromptInput
@@ -196,7 +196,10 @@ class MainScreen(Screen[None]):
         hooks = HookRunner.from_settings(settings.hooks.modules, on_error=self._hook_failed)
         # Asked below, once the agent exists; the demo's stored cwd is made up and it works here.
         missing_cwd = None if self.kapp.launch.mode == "demo" else missing_session_cwd(store)
-        workspace = session_cwd(store, self.kapp.launch.cwd)  # the fallback only once asked (below)
+        # Tools work where kompakt started; a session file's cwd only once the user says so (below).
+        workspace = self.kapp.launch.cwd
+        asks = self.kapp.launch.mode != "demo" and not opened.read_only and missing_cwd is None
+        other_cwd = other_session_cwd(store, workspace) if asks else None
         self.agent = AgentSession(store, settings, workspace=workspace, ask=self._ask_approval, hooks=hooks)
         self._queued.clear()
         self.events = AgentEventView(self, store, self.chat, self.timeline, self.status)
@@ -211,6 +214,10 @@ class MainScreen(Screen[None]):
             from tui.screens.missing_cwd import ask_missing_cwd
 
             ask_missing_cwd(self, missing_cwd, startup=startup)
+        elif other_cwd is not None:
+            from tui.screens.missing_cwd import ask_other_cwd
+
+            ask_other_cwd(self, other_cwd)
 
     def _warn_if_reserve_fills_window(self) -> None:
         from tui.compaction.engine import reserve_fills_window

@@ -5,12 +5,16 @@ session, and its non-interactive modes fail. kompakt's main screen attaches the 
 directory with the prompt disabled, then asks: "Continue here" enables the prompt (tools work in the
 current directory, and the notice says which); "Cancel" quits when this was the session kompakt started
 with, and starts a new session here after ``/resume`` or F7. A read-only session runs no tools: it gets
-the notice alone.
+the notice alone. A stored cwd that exists but is not where kompakt started is asked about too
+(:func:`ask_other_cwd`): a session file cannot move the tools to another directory by naming it.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from tui.session.sanitize import sanitize
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -51,3 +55,26 @@ def ask_missing_cwd(screen: MainScreen, missing: str, *, startup: bool) -> None:
         f"Continue in the current directory?\n  {here}"
     )
     screen.app.push_screen(ConfirmDialog(question, yes="Continue here", no="Cancel"), answered)
+
+
+def ask_other_cwd(screen: MainScreen, stored: Path) -> None:
+    """The session names another existing directory: tools stay here unless the user moves them there."""
+    from tui.screens.dialogs import ConfirmDialog
+
+    here = screen.kapp.launch.cwd
+    screen.prompt.disabled = True  # nothing runs anywhere until the user has answered
+
+    async def answered(move: bool | None) -> None:
+        if move and screen.agent is not None:
+            screen.agent.set_workspace(stored)
+        screen.prompt.disabled = False
+        screen.prompt.focus()
+        where = stored if move else here
+        screen.notify(f"Tools work in {sanitize(str(where))}.", timeout=8)
+
+    question = (
+        f"This session was recorded in another directory:\n  {sanitize(str(stored))}\n\n"
+        f"Tools work here, where kompakt was started:\n  {sanitize(str(here))}\n\n"
+        "Work in the session's directory instead?"
+    )
+    screen.app.push_screen(ConfirmDialog(question, yes="Work there", no="Stay here"), answered)
