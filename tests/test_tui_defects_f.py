@@ -6,8 +6,10 @@ OpenAI server where a model is needed, and waits for the condition it asserts (n
 
 from __future__ import annotations
 
-from tests.app_e2e_helpers import main_screen, ready, saved_session_app, wait_until
-from tests.fake_openai import fake_openai_fixture  # noqa: F401
+from tests.app_e2e_helpers import main_screen, ready, saved_session_app, wait_idle, wait_until
+from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
+from tui.agent.session import AUTO_CONTINUE_TYPE
+from tui.screens.main import chat_entries
 from widgets.chat_messages import UserMessage
 
 SIZE = (120, 40)
@@ -43,3 +45,39 @@ async def test_typing_on_a_focused_message_goes_to_the_prompt_and_fires_no_actio
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: copied == ["first question"], "the copy")
         assert main_screen(app) is screen
+
+
+def chat_ids(screen) -> list[str | None]:
+    return [w.entry_id for w in screen.chat.message_widgets]
+
+
+async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(tmp_path, monkeypatch, fake_openai) -> None:
+    """D4: after a threshold compaction and its auto-continue, each entry shows once, as a fresh load shows it."""
+    turns = [(f"question {i}", f"answer {i}") for i in range(6)]
+    app, _home, _ids = saved_session_app(
+        tmp_path, monkeypatch, fake_openai, turns, chars=2000, keep_recent_tokens=1000
+    )
+    # The reply reports a context over the threshold (32000 - 16384): compaction, then the auto-continue.
+    fake_openai.queue(Reply.text_reply("big reply", usage=(20000, 10)))
+    fake_openai.default = Reply.text_reply("summary or continued")
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        screen.prompt.focus()
+        screen.prompt.text = "the new question"
+        await pilot.press("enter")
+        store = app.session.store
+        await wait_idle(
+            pilot,
+            app,
+            lambda: any(e.get("customType") == AUTO_CONTINUE_TYPE for e in store.get_branch())
+            and any(e.get("type") == "compaction" for e in store.get_branch()),
+            "the compaction and the auto-continue",
+        )
+        await wait_until(
+            pilot,
+            lambda: chat_ids(screen)[-1] == store.leaf_id,
+            "the continued reply in the chat",
+        )
+        fresh = [e["id"] for e in chat_entries(store)]
+        assert chat_ids(screen) == fresh
+        assert len(set(fresh)) == len(fresh)

@@ -69,8 +69,9 @@ class AgentViewHost(Protocol):
     def refresh_status(self) -> None:
         """New usage figures: redraw the status bar."""
 
-    async def reload_chat(self) -> None:
-        """The shown path changed as a whole (a compaction): draw the chat again from the session."""
+    async def reload_chat(self, upto: str | None = None) -> None:
+        """The shown path changed as a whole (a compaction): draw the chat again from the session,
+        leaving out the entries after ``upto``."""
 
 
 class AgentEventView:
@@ -190,7 +191,10 @@ class AgentEventView:
             after = f"{(event.tokens_after or 0) / 1000:.1f}k"
             seconds = event.duration_ms / 1000
             self.host.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
-            await self.host.reload_chat()
+            # The agent ran on while this event waited in the queue: what it appended after the compaction
+            # (the user message, the auto-continue) comes with its own MessageEnd, so draw only up to it (D4).
+            entry = getattr(event.result, "entry", None)
+            await self.host.reload_chat(entry.get("id") if isinstance(entry, dict) else None)
         elif event.outcome == "skip":
             message = event.skip.message if event.skip is not None else "Nothing to compact."
             self.host.notify(message or "Nothing to compact.", title="Compaction skipped")

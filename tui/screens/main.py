@@ -46,15 +46,22 @@ Type a message and press Enter. F2 shows the session tree, F4 the compaction tim
 F1 every key and command. `kompakt --demo` opens a session with branches and compactions to explore."""
 
 
-def chat_entries(store: Any) -> list[dict]:
+def chat_entries(store: Any, upto: str | None = None) -> list[dict]:
     """The entries the chat shows: those behind the context's messages, in context order (the latest
-    compaction's summary first), each preceded by the Mixture-of-Agents record it was answered with."""
+    compaction's summary first), each preceded by the Mixture-of-Agents record it was answered with.
+
+    ``upto`` leaves out the branch's entries after that one (they are drawn by their own events)."""
     context = store.build_context()
     by_id = store.tree.by_id
+    later: set[str] = set()
+    if upto is not None:
+        branch_ids = [e["id"] for e in store.get_branch()]
+        if upto in branch_ids:
+            later = set(branch_ids[branch_ids.index(upto) + 1 :])
     entries: list[dict] = []
     for entry_id in context.entry_ids:
         entry = by_id.get(entry_id) if entry_id else None
-        if entry is None:
+        if entry is None or entry_id in later:
             continue
         parent = by_id.get(entry.get("parentId") or "")
         if (
@@ -470,8 +477,8 @@ class MainScreen(Screen[None]):
         self.set_class(streaming, "-streaming")
         self.set_class(compacting, "-compacting")
 
-    async def reload_chat(self) -> None:
-        await self.chat.load_messages(chat_entries(self.kapp.session.store))
+    async def reload_chat(self, upto: str | None = None) -> None:
+        await self.chat.load_messages(chat_entries(self.kapp.session.store, upto))
 
     @on(ChatPane.EditRequested)
     async def _edit_requested(self, event: ChatPane.EditRequested) -> None:
