@@ -251,3 +251,23 @@ def test_reveal_names_every_control_and_drops_nothing() -> None:
     shown = reveal(command)
     assert shown == "echo hi<ESC>]0;title<BEL> <U+009B>2J<CR>rm -rf ~ <U+202E>"
     assert reveal("a\n\tb") == "a\n\tb"
+
+
+# --- the TUI ---------------------------------------------------------------------------------------
+async def test_the_tui_shows_the_corpus_inertly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chat, tree pane and status of the hostile session: what reaches the screen has no control, no bidi
+    override (shown as <U+202E>), and markup stays text."""
+    from tests.app_e2e_helpers import RecordingApp, isolated_home, ready, wait_until
+    from tui.launch import Launch
+
+    isolated_home(tmp_path, monkeypatch)
+    path = write_hostile_session(tmp_path / "hostile.jsonl", cwd=str(tmp_path))
+    app = RecordingApp(Launch("open", path, tmp_path), start_background=False)
+    async with app.run_test(size=(160, 60), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: screen.tree_pane.display, "the tree pane")
+        await wait_until(pilot, lambda: "U+202E" in app.export_screenshot(), "a bidi override, shown")
+        screen_text = app.export_screenshot()
+    assert terminal_problems(screen_text.encode()) == []
+    assert "[/x]" in screen_text and "evil.example" in screen_text  # markup as text, not a link
