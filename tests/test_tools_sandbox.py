@@ -85,6 +85,22 @@ def test_the_approved_path_is_the_one_opened(world: Path) -> None:
         open_approved(approved, "sub/secret.txt")
 
 
+def test_a_write_goes_to_the_approved_directory_or_nowhere(world: Path) -> None:
+    """The directory of an approved write swapped for a symlink to elsewhere: refused, nothing written."""
+    from tui.agent.tools.files import atomic_write
+
+    ws = world / "ws"
+    (ws / "out").mkdir()
+    approved = (ws / "out" / "new.txt").resolve()
+    atomic_write(approved, b"one\n", "out/new.txt")
+    assert approved.read_bytes() == b"one\n"
+    (ws / "out").rename(ws / "out-old")
+    (ws / "out").symlink_to(world / "outside")
+    with pytest.raises(ToolError, match="changed"):
+        atomic_write(approved, b"two\n", "out/new.txt")
+    assert sorted(p.name for p in (world / "outside").iterdir()) == ["secret.txt"]
+
+
 async def test_read_asks_once_for_the_resolved_path_and_reads_that(world: Path) -> None:
     approver = RecordingApprover(answer=True)
     ctx = make_ctx(world, ask=approver)

@@ -51,7 +51,7 @@ def _edit(path: Path, shown: str, old: str, new: str) -> ToolOutput:
     updated = text[:start] + new + text[start + len(old) :]
     first_line = text.count("\n", 0, start) + 1
     diff = unified_diff(text, updated, shown)
-    atomic_write(path, (updated.replace("\n", "\r\n") if crlf else updated).encode("utf-8"))
+    atomic_write(path, (updated.replace("\n", "\r\n") if crlf else updated).encode("utf-8"), shown)
     return ToolOutput.text(
         f"Edited {shown} at line {first_line}.", {"path": shown, "diff": diff, "firstChangedLine": first_line}
     )

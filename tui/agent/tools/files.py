@@ -7,6 +7,7 @@ renamed over the target, so a reader never sees a half-written file.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -89,21 +90,50 @@ def read_text(path: Path, shown: str) -> str:
         raise ToolError(f"{shown} is not UTF-8 text (undecodable byte at offset {exc.start})") from None
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one rename; an existing file keeps its permission bits."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    # 0o666 lets the umask decide the mode of a new file, as a plain open() would.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+def _open_approved_dir(directory: Path, shown: str) -> int:
+    """A directory fd of ``directory`` (resolved and approved), refused when it is not that directory now."""
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise ToolError(f"the directory of {shown} changed after it was resolved; not written") from None
+        raise ToolError(f"cannot open the directory of {shown}: {exc.strerror}") from None
+    real = _opened_path(fd)
+    if real is not None and real != str(directory):
+        os.close(fd)
+        raise ToolError(f"the directory of {shown} changed after it was resolved (now {real}); not written")
+    return fd
+
+
+def atomic_write(path: Path, data: bytes, shown: str | None = None) -> None:
+    """Replace the approved ``path`` with ``data`` in one rename; an existing file keeps its permission bits.
+
+    Everything happens relative to one fd of the approved directory, checked to be that directory: a
+    directory on the way swapped for a symlink after approval cannot redirect the write.
+    """
+    shown = shown or str(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    directory = _open_approved_dir(path.parent, shown)
+    name = path.name
+    temp = f".{name}.{secrets.token_hex(4)}.tmp"
+    try:
+        try:
+            mode: int | None = os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        # 0o666 lets the umask decide the mode of a new file, as a plain open() would.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666, dir_fd=directory)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+                if mode is not None:
+                    os.fchmod(f.fileno(), mode)
+            os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=directory)
+            raise
+    finally:
+        os.close(directory)

@@ -36,7 +36,7 @@ class WriteTool(Tool):
             raise ToolError(f"{shown} is a directory")
         created = not path.exists()
         data = args["content"].encode("utf-8")
-        await in_thread(atomic_write, path, data)
+        await in_thread(atomic_write, path, data, shown)
         verb = "Created" if created else "Overwrote"
         return ToolOutput.text(
             f"{verb} {shown} ({len(data)} bytes)", {"path": shown, "bytes": len(data), "created": created}
