@@ -6,9 +6,19 @@ OpenAI server where a model is needed, and waits for the condition it asserts (n
 
 from __future__ import annotations
 
-from tests.app_e2e_helpers import main_screen, ready, saved_session_app, wait_idle, wait_until
+from tests.app_e2e_helpers import (
+    main_screen,
+    make_app,
+    ready,
+    saved_session_app,
+    screen_text,
+    wait_idle,
+    wait_until,
+)
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
 from tui.agent.session import AUTO_CONTINUE_TYPE
+from tui.launch import Launch
+from tui.screens.help import help_markdown
 from tui.screens.main import chat_entries
 from widgets.chat_messages import UserMessage
 
@@ -81,3 +91,38 @@ async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(tmp_pa
         fresh = [e["id"] for e in chat_entries(store)]
         assert chat_ids(screen) == fresh
         assert len(set(fresh)) == len(fresh)
+
+
+async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_write_action(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """D5: in ``watch``, F8 and /compact refuse before any model call; footer, palette and help offer no
+    compaction, label or timeline write action."""
+    app, home, _ids = saved_session_app(
+        tmp_path, monkeypatch, fake_openai, [("q1", "a1"), ("q2", "a2")], chars=2000, keep_recent_tokens=500
+    )
+    before = app.launch.path.read_bytes()
+    app = make_app(home, Launch("watch", app.launch.path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: any("read-only" in n[1] for n in app.notes), "the refusal")
+        await screen.run_command("compact", "")
+        await wait_until(
+            pilot, lambda: sum("read-only" in n[1] for n in app.notes) >= 2, "the /compact refusal"
+        )
+        assert fake_openai.hit_count == 0
+        assert app.launch.path.read_bytes() == before
+        assert "Compact" not in screen_text(app).splitlines()[-1]
+        screen.action_toggle_timeline()
+        await wait_until(pilot, lambda: app.focused is screen.timeline, "the focused timeline")
+        screen.action_toggle_tree()
+        await wait_until(pilot, lambda: screen.tree_pane.display, "the tree pane")
+        screen.tree_pane.view.focus()
+        await wait_until(pilot, lambda: app.focused is screen.tree_pane.view, "the focused tree")
+        offered = [c.title for c in app.get_system_commands(screen)]
+        helped = help_markdown(screen)
+        for action in ("Compact", "Compact now", "Apply to this session", "Preview compaction", "Label"):
+            assert action not in offered
+            assert f"| {action} |" not in helped
+        assert "Go here" in offered  # navigation (without a summary) stays

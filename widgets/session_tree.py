@@ -28,6 +28,7 @@ from tui.session.display import flat
 from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
 from tui.session.tree_view import FILTER_CYCLE, FilterMode, Row, TreeSelector
+from widgets.read_only import session_read_only
 
 _ROLE_PREFIXES = {"user": "user:", "assistant": "assistant:"}
 _KIND_CLASSES = {
@@ -415,6 +416,12 @@ class SessionTreeView(ScrollView, can_focus=True):
             self._apply(lambda s: s.escape())
         else:
             self.post_message(self.Closed(self))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Read-only sessions: labels and undoing a compaction would write; they are not offered (D5).
+        if action in ("label", "compaction") and session_read_only(self.app):
+            return action == "compaction" and parameters == ("inspect",)
+        return True
 
     def action_navigate(self) -> None:
         if self.selected_id is not None:

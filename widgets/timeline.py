@@ -40,6 +40,7 @@ from tui.compaction.timeline_names import (
 )
 from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
+from widgets.read_only import session_read_only
 from widgets.timeline_layout import (
     FILL_FREE,
     FILL_OVERHEAD,
@@ -518,6 +519,8 @@ protected head a head-tail compaction copied into its summary, and the bracket i
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_compaction":
             return self._compacting is not None
+        if action in ("compact_now", "apply_to_session", "preview"):
+            return not session_read_only(self.app)  # D5: no write action on a read-only session
         return True
 
     # --- rendering --------------------------------------------------------------------------

@@ -179,6 +179,7 @@ class MainScreen(Screen[None]):
             else "Message (Enter sends, Shift+Enter new line)"
         )
         self.sub_title = store.name or store.path.name
+        self.refresh_bindings()  # write actions come and go with read-only (check_action)
         self._show_welcome()
         self._tree_loaded = False
         if self.tree_pane.display:
@@ -299,6 +300,8 @@ class MainScreen(Screen[None]):
     # --- the prompt ---------------------------------------------------------------------------
     def _type_into_prompt(self, text: str) -> None:
         """Keys typed while the chat has focus: into the prompt at its cursor, which takes focus (D1)."""
+        if self.prompt.disabled:  # a read-only session: nothing to type into
+            return
         self.prompt.insert(text)
         if self.focused is not self.prompt:
             self.prompt.focus()
@@ -369,6 +372,9 @@ class MainScreen(Screen[None]):
             self.notify(f"{type(error).__name__}: {error}", title=title, severity="error", timeout=12)
 
     async def run_command(self, name: str, argument: str) -> None:
+        writes = ("compact", "continue", "uncompact", "label", "name", "session-settings")
+        if name in writes and self.refuse_read_only():
+            return
         if name == "compact":
             preview, _, focus = (
                 argument.partition(" ") if argument.startswith("--preview") else ("", "", argument)
@@ -672,7 +678,7 @@ class MainScreen(Screen[None]):
     @on(CompactionTimeline.CompactNowRequested)
     def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:
         event.stop()
-        if self.agent is None:
+        if self.agent is None or self.refuse_read_only():
             return
         self.run_agent(
             "compact", None, event.keep_recent_tokens, event.reserve_tokens, getattr(event, "strategy", None)
@@ -715,8 +721,20 @@ class MainScreen(Screen[None]):
         event.stop()
         self.action_cancel()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # D5: a read-only session offers no compaction (footer, palette, help) and refuses it.
+        return not (action == "compact" and self.kapp.session is not None and self.kapp.session.read_only)
+
+    def refuse_read_only(self) -> bool:
+        """True (and says so at once, before any model call) when the session is open read-only."""
+        if self.kapp.session is None or not self.kapp.session.read_only:
+            return False
+        self.notify("This session is open read-only: nothing can be written to it.", severity="warning")
+        return True
+
     def action_compact(self) -> None:
-        self.run_agent("compact", None)
+        if not self.refuse_read_only():
+            self.run_agent("compact", None)
 
     def action_cancel(self) -> None:
         if self.agent is not None and self.agent.is_busy:  # a reply, a compaction or a shell command
