@@ -14,6 +14,7 @@ def test_commands_and_arguments() -> None:
 def test_paths_and_double_slash_are_messages() -> None:
     assert parse("/etc/hosts is broken").kind == "message"
     assert parse("//comment").kind == "message"
+    assert parse("//comment").argument == "/comment"  # D19: // escapes a leading slash
     assert parse("hello").argument == "hello"
 
 

@@ -126,3 +126,22 @@ async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_writ
             assert action not in offered
             assert f"| {action} |" not in helped
         assert "Go here" in offered  # navigation (without a summary) stays
+
+
+async def test_an_unknown_command_keeps_its_text_and_a_double_slash_sends_one(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """D19: '/nosuch arg' stays in the prompt with the error; '//etc is a dir' is sent as '/etc is a dir'."""
+    app, _home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q1", "a1")])
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        screen.prompt.focus()
+        await pilot.press(*"/nosuch arg", "escape", "enter")
+        await wait_until(pilot, lambda: any("Unknown command /nosuch" in n[1] for n in app.notes), "the error")
+        assert screen.prompt.text == "/nosuch arg"
+        screen.prompt.text = "//etc is a dir"
+        await pilot.press("enter")
+        store = app.session.store
+        await wait_idle(pilot, app, lambda: len(store.get_branch()) == 4, "the reply")
+        sent = store.get_branch()[2]["message"]["content"][0]["text"]
+        assert sent == "/etc is a dir"

@@ -72,7 +72,10 @@ def parse(text: str) -> Parsed:
         return Parsed("bash", argument=stripped[2:].strip(), exclude_from_context=True)
     if stripped.startswith("!") and len(stripped) > 1:
         return Parsed("bash", argument=stripped[1:].strip())
-    if stripped.startswith("/") and len(stripped) > 1 and not stripped.startswith("//"):
+    if stripped.startswith("//"):  # the escape for a message that starts with a slash: '//text' sends '/text'
+        at = text.index("/")
+        return Parsed("message", argument=text[:at] + text[at + 1 :])
+    if stripped.startswith("/") and len(stripped) > 1:
         name, _, argument = stripped[1:].partition(" ")
         if "/" in name:  # a path such as /etc/hosts is a message, not a command
             return Parsed("message", argument=text)

@@ -313,16 +313,23 @@ class MainScreen(Screen[None]):
         if parsed.kind == "command":
             await self.run_command(parsed.name, parsed.argument)
         elif parsed.kind == "unknown":
-            self.notify(f"Unknown command /{parsed.name}. Press F1 for the list.", severity="warning")
+            # D19: the typed text stays, to be fixed (or sent as text with '//' in front).
+            if not self.prompt.text:
+                self.prompt.text = event.text
+                self.prompt.move_cursor(self.prompt.document.end)
+            self.notify(
+                f"Unknown command /{parsed.name}. Press F1 for the list; start with // to send it as text.",
+                severity="warning",
+            )
         elif parsed.kind == "bash":
             self.run_agent("bash", parsed.argument, parsed.exclude_from_context)
-        elif event.text.strip():
+        elif parsed.argument.strip():
             if self.agent is not None and self.agent.is_busy:
                 # pi queues what is typed during a run and sends it afterwards.
-                self._queued.append(event.text)
+                self._queued.append(parsed.argument)
                 self.status.message = f"{len(self._queued)} message(s) queued · esc cancels the run"
             else:
-                self.run_agent("prompt", event.text)
+                self.run_agent("prompt", parsed.argument)
 
     @work(exclusive=True, group="agent", exit_on_error=False)
     async def run_agent(self, operation: str, *args: Any) -> None:
