@@ -30,6 +30,8 @@ from tui.session.tree import TreeIndex
 from tui.session.tree_view import FILTER_CYCLE, FilterMode, Row, TreeSelector
 from widgets.read_only import session_read_only
 
+LOADING_TEXT = "Loading the session tree…"
+LOADING_FOOTER = "(loading…)"
 _ROLE_PREFIXES = {"user": "user:", "assistant": "assistant:"}
 _KIND_CLASSES = {
     "user": "session-tree--text",
@@ -227,6 +229,14 @@ class SessionTreeView(ScrollView, can_focus=True):
         )
         self._after_change(None, -1, None)
 
+    def show_loading(self) -> None:
+        """Drop the rows and show the loading line until :meth:`set_session`."""
+        self.selector = None
+        self._cached_rows = None
+        self._status = ("", LOADING_FOOTER)
+        self.virtual_size = Size(0, 1)
+        self.refresh()
+
     def refresh_tree(self, leaf_id: str | object | None = ...) -> None:
         """Rebuild the rows after appends or a leaf move (pass ``leaf_id`` when the leaf changed)."""
         if self.selector is None:
@@ -250,7 +260,7 @@ class SessionTreeView(ScrollView, can_focus=True):
 
     @property
     def footer(self) -> str:
-        return self.selector.footer() if self.selector else "(0/0)"
+        return self.selector.footer() if self.selector else LOADING_FOOTER
 
     # --- state changes ------------------------------------------------------------------------
     def _apply(self, change: Callable[[TreeSelector], object], *, centre: bool = True) -> None:
@@ -332,8 +342,10 @@ class SessionTreeView(ScrollView, can_focus=True):
             base = self._styles[""] = self.rich_style
         selector = self.selector
         if selector is None or not selector.rows:
-            if y == 0 and selector is not None:
-                empty = Strip([Segment("  No entries found", base + self._style("session-tree--empty"))])
+            if y == 0:
+                # Before the rows arrive (a big session takes a moment) say so, never a blank list.
+                text = "  No entries found" if selector is not None else f"  {LOADING_TEXT}"
+                empty = Strip([Segment(text, base + self._style("session-tree--empty"))])
                 return empty.crop_extend(0, width, base)
             return Strip.blank(width, base)
         if selector.rows is not self._cached_rows:

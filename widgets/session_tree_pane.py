@@ -27,7 +27,7 @@ from textual.widgets import Static
 from tui.session.tree import TreeIndex
 from tui.session.tree_view import FilterMode
 from widgets.entry_detail import EntryDetail
-from widgets.session_tree import SessionTreeView
+from widgets.session_tree import LOADING_FOOTER, SessionTreeView
 
 NARROW_WIDTH = 100  # below this the detail panel goes under the list
 _FILTER_IDS = (
@@ -133,7 +133,8 @@ class SessionTreePane(Vertical):
         self.detail = EntryDetail(id="tree-detail")
         self._query = ""
         self._search = Static(self._search_content(""), id="tree-search", markup=False)
-        self._footer = Static("(0/0)", id="tree-footer", markup=False)
+        # Until set_session gives it rows the pane says it is loading, never an empty "(0/0)".
+        self._footer = Static(LOADING_FOOTER, id="tree-footer", markup=False)
         self._hint = Static(HINTS[0], id="tree-hint", markup=False)
         self._body = Container(id="tree-body")
         self._detail_rows: int | None = None
@@ -161,6 +162,11 @@ class SessionTreePane(Vertical):
     ) -> None:
         """Show a session's tree; see :meth:`SessionTreeView.set_session`."""
         self.view.set_session(tree_index, leaf_id, filter_mode=filter_mode, selected_id=selected_id)
+
+    def show_loading(self) -> None:
+        """Say the rows are coming (a big session's tree takes a moment); set_session replaces it."""
+        self.view.show_loading()
+        self._footer.update(LOADING_FOOTER, layout=False)
 
     def refresh_tree(self, leaf_id: str | object | None = ...) -> None:
         """Rebuild after appends or a leaf move, and redraw the detail (a label may have changed)."""

@@ -122,6 +122,7 @@ class MainScreen(Screen[None]):
         self.events: AgentEventView | None = None
         self._queued: list[str] = []
         self._tree_loaded = False
+        self._tree_loading = False  # a build is queued behind the next frame
 
     @property
     def kapp(self) -> KompaktApp:
@@ -243,7 +244,21 @@ class MainScreen(Screen[None]):
             )
 
     def _load_tree(self) -> None:
-        """Build the tree pane's rows; deferred until the pane is first shown (10k rows take a moment)."""
+        """Build the tree pane's rows after the next frame; until then the pane says it is loading.
+
+        Deferred until the pane is first shown, and then past one refresh: 10k rows take a moment,
+        and the pane's loading line must reach the screen before that work blocks the loop.
+        """
+        if self._tree_loading:
+            return
+        self._tree_loading = True
+        self.tree_pane.show_loading()
+        self.call_after_refresh(self._build_tree)
+
+    def _build_tree(self) -> None:
+        self._tree_loading = False
+        if self._tree_loaded or self.kapp.session is None:
+            return
         store = self.kapp.session.store
         filter_mode = self.kapp.settings.ui.tree_filter_mode if self.kapp.settings else "default"
         self.tree_pane.set_session(store.tree, store.leaf_id, filter_mode=filter_mode)
@@ -517,14 +532,14 @@ class MainScreen(Screen[None]):
     # --- the tree -----------------------------------------------------------------------------
     def action_toggle_tree(self) -> None:
         self.tree_pane.display = not self.tree_pane.display
-        if self.tree_pane.display and self.agent is not None:
-            leaf = self.agent.store.leaf_id
+        if self.tree_pane.display and self.kapp.session is not None:
             if self._tree_loaded:
+                leaf = self.kapp.session.store.leaf_id
                 self.tree_pane.refresh_tree(leaf)
+                if leaf is not None:
+                    self.tree_pane.select(leaf)
             else:
-                self._load_tree()
-            if leaf is not None:
-                self.tree_pane.select(leaf)
+                self._load_tree()  # it selects the leaf once the rows are there
             self.tree_pane.view.focus()
         else:
             self.prompt.focus()

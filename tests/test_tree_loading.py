@@ -1,0 +1,44 @@
+"""F2 on a big session: the tree pane says it is loading until its rows arrive, never an empty ``(0/0)``."""
+
+from __future__ import annotations
+
+from bench.gen_session import generate
+from tests.app_e2e_helpers import ready, screen_text, wait_until
+from tests.test_tui_uncompact import SIZE, app_on
+from widgets.session_tree import LOADING_FOOTER, LOADING_TEXT
+
+
+def _painted(screen) -> str:
+    return "\n".join(strip.text for strip in screen._compositor.render_strips())
+
+
+def _footer(screen) -> str:
+    return str(screen.tree_pane.query_one("#tree-footer").content)
+
+
+async def test_f2_shows_the_loading_line_until_the_rows_arrive(tmp_path, monkeypatch):
+    path = generate(tmp_path / "big.jsonl", entries=3_000, big_output_lines=5)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        pane, view = screen.tree_pane, screen.tree_pane.view
+        assert not pane.display and view.selector is None
+        painted: list[tuple[bool, str]] = []
+        # Queued before F2's own deferred build, so it runs after the same repaint, just before the build:
+        # what the screen showed in the frame before the rows.
+        screen.call_after_refresh(lambda: painted.append((view.selector is None, _painted(screen))))
+        screen.action_toggle_tree()  # what F2 runs
+        assert pane.display and view.selector is None
+        assert _footer(screen) == LOADING_FOOTER != "(0/0)"
+        await wait_until(pilot, lambda: painted, "the first frame")
+        [(no_rows_yet, frame)] = painted
+        assert no_rows_yet and LOADING_TEXT in frame and LOADING_FOOTER in frame and "(0/0)" not in frame
+        await wait_until(pilot, lambda: view.selector is not None and view.selector.rows, "the rows")
+        selector = view.selector
+        assert selector.selected_id == screen.agent.store.leaf_id  # on the leaf, as before
+        await wait_until(pilot, lambda: _footer(screen) == selector.footer(), "the footer")
+        assert _footer(screen).startswith(f"({selector.selected_index + 1}/{len(selector.rows)})")
+        assert view.has_focus
+        await wait_until(pilot, lambda: LOADING_TEXT not in screen_text(app), "the rows on screen")
+        await pilot.press("f2", "f2")  # hidden and shown again: the rows are kept, no second load
+        assert view.selector is selector and _footer(screen) != LOADING_FOOTER
