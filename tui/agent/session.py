@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, TypeVar
 import prompts
 from tui.agent import model_info
 from tui.agent.budget import IterationBudget
+from tui.agent.compaction_breaker import CompactionBreaker
 from tui.agent.errors import is_context_overflow
 from tui.agent.events import (
     AgentEvent,
@@ -76,11 +77,13 @@ from tui.compaction.engine import (
     draft_compaction,
 )
 from tui.compaction.errors import CompactionCancelled, CompactionFailed
+from tui.compaction.head_tail import HeadTailConfig
 from tui.compaction.hook_payload import compaction_result_payload
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_sources import AUTO as AUTO_REASONING
 from tui.compaction.summary_sources import provider_summarize_fn
 from tui.compaction.tokens import (
+    assistant_usage,
     calculate_context_tokens,
     estimate_context_tokens,
     sum_tokens,
@@ -190,6 +193,7 @@ class AgentSession:
         self._overflow_attempted = False
         # /moa on|off: (the choice, moa.enabled when it was made); a later change of the setting wins.
         self._moa_choice: tuple[bool, bool] | None = None
+        self.breaker = CompactionBreaker()
 
     # --- events -----------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -268,8 +272,11 @@ class AgentSession:
 
     def update_settings(self, settings: Settings) -> None:
         """Apply reloaded settings: the next request, check and compaction use them."""
+        compaction = self.settings.compaction
         self._set_layers(settings, self._session_overrides)
         settings = self.settings
+        if settings.compaction != compaction:
+            self.breaker.reset()  # a lower keepRecentTokens is one of the ways out
         self.provider.retry = RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True))
         self.provider.models = {
             name: override.model_dump(by_alias=True, exclude_none=True)
@@ -510,6 +517,10 @@ class AgentSession:
         if latest_ms is not None and (message.get("timestamp") or 0) <= latest_ms:
             return None
         window = self.context_window
+        limit = self._threshold(window)
+        usage = assistant_usage(message)
+        if usage is not None:
+            self.breaker.observe(calculate_context_tokens(usage), limit)
         if self._same_model(message) and is_context_overflow(message, window):
             return await self._recover_from_overflow(message, before_prompt)
         path = self.store.get_branch()
@@ -534,7 +545,15 @@ class AgentSession:
         # keep-recent: pi's rule on these tokens; head-tail: Hermes's trigger on its own estimate.
         if not compaction_due(path, self.settings, window, tokens):
             return None
+        if self.breaker.tripped:
+            if (text := self.breaker.notice(limit)) is not None:
+                self._emit(Notice("warning", text))
+            return None
         result = await self._auto_compact("threshold", will_retry=False)
+        if isinstance(result, CompactionResult):
+            self.breaker.compacted(tokens)
+        elif isinstance(result, CompactionSkip):
+            self.breaker.skipped(tokens, message.get("timestamp"))
         if (
             isinstance(result, CompactionResult)
             and config.auto_continue
@@ -543,6 +562,15 @@ class AgentSession:
         ):
             return _CONTINUE
         return None
+
+    def _threshold(self, window: int) -> int:
+        """The configured strategy's threshold in tokens (pi's window − reserve, or Hermes's)."""
+        config = self.settings.compaction
+        if config.strategy == "head-tail":
+            return (
+                HeadTailConfig.from_settings(config).threshold(window, config.reserve_tokens).threshold_tokens
+            )
+        return window - config.reserve_tokens
 
     def _prune(self) -> None:
         prune = apply_pruning(self.store)
@@ -570,6 +598,8 @@ class AgentSession:
             self._drop_failed_reply(message)
         will_retry = is_error and not before_prompt
         result = await self._auto_compact("overflow", will_retry=will_retry)
+        if isinstance(result, CompactionResult):
+            self.breaker.compacted(result.tokens_before)
         return _RETRY if will_retry and isinstance(result, CompactionResult) else None
 
     def _drop_failed_reply(self, message: Message) -> None:
@@ -850,6 +880,7 @@ class AgentSession:
                 hooks=self.hooks,
                 abort=abort,
             )
+            self.breaker.reset()  # another point in the tree is another context
         except asyncio.CancelledError:
             if summarize:
                 self._emit(BranchSummaryEnd(target_id, "aborted"))

@@ -36,6 +36,7 @@ from tui.compaction.head_tail import (
     context_size,
     made_progress,
     plan_head_tail,
+    saved_enough,
 )
 from tui.compaction.head_tail import should_compact as head_tail_due
 from tui.compaction.head_tail_summary import fold_protected, summarize_head_tail
@@ -56,7 +57,6 @@ Reason = Literal["manual", "threshold", "overflow"]
 SummarySource = Literal["model", "fallback", "hook", "remote"]
 ProgressFn = Callable[[str], None]
 
-NO_PROGRESS_RATIO = 0.95
 NO_SUMMARIZER = "no summary model is configured"
 _PENDING_ID = "(pending)"
 
@@ -409,7 +409,7 @@ async def draft_compaction(
     else:
         estimate_before = _context_tokens(path)
         tokens_after = _context_tokens([*planned_path, pending])
-        no_progress = tokens_after > NO_PROGRESS_RATIO * estimate_before
+        no_progress = not saved_enough(estimate_before, tokens_after)  # more than 5 % (Hermes §4.1)
     message = None
     if no_progress:
         message = (

@@ -60,7 +60,6 @@ MAX_TAIL_MESSAGE_FLOOR = 8
 MESSAGE_OVERHEAD_TOKENS = 10
 IMAGE_TOKENS = 1_600
 CHARS_PER_TOKEN = 4
-PROGRESS_RATIO = 0.95
 # Fields providers replay on every request (reasoning, encrypted items): counted, never changed.
 REPLAY_KEYS = (
     "reasoning",
@@ -208,9 +207,15 @@ def should_compact(
     return context_size(path_entries)[1] >= config.threshold(context_window, reserve_tokens).threshold_tokens
 
 
+def saved_enough(orig_tokens: int, new_tokens: int) -> bool:
+    """Hermes §4.1's token rule: *more* than 5 % fewer tokens (exactly 5 % is no progress).
+    Integer arithmetic, so that 1,000 → 950 is not decided by a float rounding."""
+    return orig_tokens > 0 and new_tokens * 100 < orig_tokens * 95
+
+
 def made_progress(orig_len: int, new_len: int, orig_tokens: int, new_tokens: int) -> bool:
     """Hermes §4.1: fewer messages, or more than 5 % fewer tokens."""
-    return new_len < orig_len or (orig_tokens > 0 and new_tokens < PROGRESS_RATIO * orig_tokens)
+    return new_len < orig_len or saved_enough(orig_tokens, new_tokens)
 
 
 def summary_target_tokens(middle_tokens: int, max_summary_tokens: int) -> int:
