@@ -7,11 +7,13 @@ OpenAI server where a model is needed, and waits for the condition it asserts (n
 from __future__ import annotations
 
 from tests.app_e2e_helpers import (
+    isolated_home,
     main_screen,
     make_app,
     ready,
     saved_session_app,
     screen_text,
+    settings_toml,
     wait_idle,
     wait_until,
 )
@@ -61,7 +63,9 @@ def chat_ids(screen) -> list[str | None]:
     return [w.entry_id for w in screen.chat.message_widgets]
 
 
-async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(tmp_path, monkeypatch, fake_openai) -> None:
+async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
     """D4: after a threshold compaction and its auto-continue, each entry shows once, as a fresh load shows it."""
     turns = [(f"question {i}", f"answer {i}") for i in range(6)]
     app, _home, _ids = saved_session_app(
@@ -79,8 +83,10 @@ async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(tmp_pa
         await wait_idle(
             pilot,
             app,
-            lambda: any(e.get("customType") == AUTO_CONTINUE_TYPE for e in store.get_branch())
-            and any(e.get("type") == "compaction" for e in store.get_branch()),
+            lambda: (
+                any(e.get("customType") == AUTO_CONTINUE_TYPE for e in store.get_branch())
+                and any(e.get("type") == "compaction" for e in store.get_branch())
+            ),
             "the compaction and the auto-continue",
         )
         await wait_until(
@@ -137,7 +143,9 @@ async def test_an_unknown_command_keeps_its_text_and_a_double_slash_sends_one(
         screen = await ready(pilot, app)
         screen.prompt.focus()
         await pilot.press(*"/nosuch arg", "escape", "enter")
-        await wait_until(pilot, lambda: any("Unknown command /nosuch" in n[1] for n in app.notes), "the error")
+        await wait_until(
+            pilot, lambda: any("Unknown command /nosuch" in n[1] for n in app.notes), "the error"
+        )
         assert screen.prompt.text == "/nosuch arg"
         screen.prompt.text = "//etc is a dir"
         await pilot.press("enter")
@@ -145,3 +153,28 @@ async def test_an_unknown_command_keeps_its_text_and_a_double_slash_sends_one(
         await wait_idle(pilot, app, lambda: len(store.get_branch()) == 4, "the reply")
         sent = store.get_branch()[2]["message"]["content"][0]["text"]
         assert sent == "/etc is a dir"
+
+
+def compact_key(screen) -> str | None:
+    return next(
+        (b.binding.key for b in screen.active_bindings.values() if b.binding.id == "main.compact"), None
+    )
+
+
+async def test_removing_a_keymap_override_or_the_settings_file_restores_the_default_keys(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """D9: ctrl+k for main.compact, then the [keymap] table removed, then the file itself: f8 comes back."""
+    home = isolated_home(tmp_path, monkeypatch)
+    plain = settings_toml(fake_openai)
+    home.settings_file.write_text(plain + '\n[keymap]\n"main.compact" = "ctrl+k"\n')
+    app = make_app(home, Launch("new", cwd=tmp_path), start_background=True)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: compact_key(screen) == "ctrl+k", "the override")
+        home.settings_file.write_text(plain)
+        await wait_until(pilot, lambda: compact_key(screen) == "f8", "the default key again")
+        home.settings_file.write_text(plain + '\n[keymap]\n"main.compact" = "ctrl+k"\n')
+        await wait_until(pilot, lambda: compact_key(screen) == "ctrl+k", "the override again")
+        home.settings_file.unlink()
+        await wait_until(pilot, lambda: compact_key(screen) == "f8", "the default key with no file")

@@ -188,8 +188,25 @@ class KompaktApp(App[None]):
         self.settings = settings
         if settings.ui.theme in self.available_themes:
             self.theme = settings.ui.theme
-        if settings.keymap:
-            self.set_keymap(dict(settings.keymap))
+        keymap = dict(settings.keymap)
+        if keymap != getattr(self, "_applied_keymap", {}):
+            self._applied_keymap = keymap
+            self._restore_default_bindings()
+            self.set_keymap(keymap)
+
+    def _restore_default_bindings(self) -> None:
+        """Every node's bindings as its class declares them (D9).
+
+        Textual applies a keymap by rewriting each node's bindings in place, so an override that is
+        removed (or a settings file deleted) would keep its key until restart; the new keymap is then
+        applied afresh to the declared keys."""
+        for node in (
+            self,
+            *(n for screen in self.screen_stack for n in screen.walk_children(with_self=True)),
+        ):
+            merged = type(node)._merged_bindings
+            if merged is not None:
+                node._bindings = merged.copy()
 
     def settings_paths(self) -> tuple[Path, Path]:
         from tui.config.loader import project_settings_path, user_settings_path
