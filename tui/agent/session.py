@@ -469,7 +469,10 @@ class AgentSession:
             self._emit(Notice("error", message.get("errorMessage") or "The model call failed."))
         follow_up = await self._check_compaction(message, skip_aborted=True)
         if follow_up == _CONTINUE and budget.remaining == 0:
-            return None  # the synthetic prompt could not run; the budget notice already went out
+            # The synthetic prompt cannot run: say so, or the compaction looks like the end of the turn.
+            text = prompts.render("budget_no_continue", used=str(budget.used), max=str(budget.max_total))
+            self._emit(Notice("warning", text))
+            return None
         return follow_up
 
     def _append(self, message: Message) -> Entry:
@@ -600,6 +603,10 @@ class AgentSession:
         result = await self._auto_compact("overflow", will_retry=will_retry)
         if isinstance(result, CompactionResult):
             self.breaker.compacted(result.tokens_before)
+        elif isinstance(result, CompactionSkip) and is_error:
+            # "Nothing to compact" alone would hide that the request itself failed.
+            text = prompts.render("overflow_unrecovered", model=self.model, reason=result.message)
+            self._emit(Notice("error", text))
         return _RETRY if will_retry and isinstance(result, CompactionResult) else None
 
     def _drop_failed_reply(self, message: Message) -> None:
