@@ -284,7 +284,7 @@ def test_fallback_holds_goal_tools_files_errors_and_the_last_request():
         reason="Summarization failed: 500",
     )
     assert "Goal: make the parser fast" in text
-    assert "- read: src/p.py" in text and '- bash: command="pytest -q"' in text
+    assert "- read: src/p.py" in text and "- bash: pytest -q\n" in text
     assert "- src/p.py" in text and "- docs/x.md" in text
     assert "- bash: 1 failed: AssertionError" in text
     assert "> now also update the docs" in text

@@ -42,6 +42,9 @@ def _tool_lines(messages: Sequence[Message]) -> list[str]:
     lines = []
     for record in tool_calls(messages):
         target = ", ".join(record.paths) if record.paths else record.arguments
+        if record.command is not None:
+            # A shell call's command says what it did; its cwd alone does not.
+            target = record.command + (f" (in {', '.join(record.paths)})" if record.paths else "")
         lines.append(f"- {record.name}: {shorten(target, 160)}" if target else f"- {record.name}")
     if len(lines) > MAX_TOOL_LINES:
         dropped = len(lines) - MAX_TOOL_LINES
@@ -61,7 +64,8 @@ def _error_lines(messages: Sequence[Message]) -> list[str]:
 
 
 def _listed(items: Sequence[str]) -> str:
-    return "\n".join(items) if items else prompts.load("summary_fallback_none")
+    # An empty list is known to be empty: "none", not "not recoverable".
+    return "\n".join(items) if items else prompts.load("summary_fallback_empty")
 
 
 def build_fallback_summary(

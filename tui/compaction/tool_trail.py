@@ -36,6 +36,7 @@ class ToolCallRecord:
     name: str
     arguments: str
     paths: tuple[str, ...]
+    command: str | None = None  # a shell call's command line (bash and the like)
 
     def describe(self) -> str:
         return f"{self.name}({self.arguments})"
@@ -77,7 +78,15 @@ def tool_calls(messages: Iterable[Message]) -> list[ToolCallRecord]:
             )
             found: list[str] = []
             _argument_paths(arguments, found)
-            records.append(ToolCallRecord(str(block.get("name") or "?"), shown, tuple(dict.fromkeys(found))))
+            command = arguments.get("command") if isinstance(arguments, dict) else None
+            records.append(
+                ToolCallRecord(
+                    str(block.get("name") or "?"),
+                    shown,
+                    tuple(dict.fromkeys(found)),
+                    command if isinstance(command, str) and command else None,
+                )
+            )
     return records
 
 
@@ -89,7 +98,8 @@ def mentioned_paths(messages: Iterable[Message], limit: int = MAX_PATHS) -> list
             found.extend(record.paths)
         text = message_text(message) if isinstance(message.get("content"), list | str) else ""
         for match in _PATH_IN_TEXT.finditer(text):
-            found.append(match.group(0).rstrip(".,:;"))
+            # Sentence punctuation after a path is not part of it ("C:\\notes.txt?").
+            found.append(match.group(0).rstrip(".,:;?!"))
     unique = [p for p in dict.fromkeys(found) if p not in ("/", "~/")]
     return unique[:limit]
 

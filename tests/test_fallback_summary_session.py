@@ -1,0 +1,38 @@
+"""The deterministic fallback summary written through AgentSession when the summarizer fails: a shell
+call keeps its command, empty file lists say "none", and a Windows path ends before the question mark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.agent_helpers import make_session, make_settings
+from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tui.compaction.engine import CompactionResult
+
+
+async def failing_summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
+    raise RuntimeError("the summary model is down")
+
+
+async def test_fallback_keeps_the_command_says_none_and_trims_windows_paths(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    settings = make_settings(fake_openai, compaction={"keepRecentTokens": 20, "autoContinue": False})
+    session = make_session(tmp_path, settings, summarize=failing_summarize)
+    fake_openai.queue(
+        Reply.tools(ToolCall("bash", {"command": "echo checked-the-build", "cwd": str(session.workspace)})),
+        Reply.text_reply("the build is fine", usage=(900, 20)),
+        Reply.text_reply("noted", usage=(1000, 20)),
+    )
+    await session.prompt(r"check the build, then look at C:\Users\ada\notes.txt?")
+    await session.prompt("thanks, and next?")
+
+    result = await session.compact()
+
+    assert isinstance(result, CompactionResult) and result.summary_source == "fallback"
+    summary = result.entry["summary"]
+    tools = summary.split("### Tool Activity", 1)[1].split("###", 1)[0]
+    assert "echo checked-the-build" in tools
+    assert "### Files Read\n(none)" in summary and "### Files Changed\n(none)" in summary
+    paths = summary.split("<mentioned-paths>", 1)[1].split("</mentioned-paths>", 1)[0]
+    assert "C:\\Users\\ada\\notes.txt\n" in paths and "?" not in paths
