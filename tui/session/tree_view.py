@@ -10,6 +10,7 @@ toggles and cycle). The CLI prints rows; the TUI widget renders the same rows.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -223,6 +224,34 @@ def visible_forest(tree: TreeIndex, visible: Callable[[str], bool], active: set[
     return forest
 
 
+def narrow_forest(previous: VisibleForest, visible: Callable[[str], bool]) -> VisibleForest:
+    """The forest of the entries of ``previous`` that stay ``visible``: a search that only got longer.
+
+    Walking the previous forest in its own order gives the same forest as :func:`visible_forest` over
+    the whole tree, because hanging nodes under their nearest visible ancestor twice is hanging them
+    once under the nearest one of both tests; it only visits what the previous keystroke showed.
+    """
+    forest = VisibleForest(children={_ROOT: []})
+    children, parents, old_children = forest.children, forest.parent, previous.children
+    stack = [(r, _ROOT) for r in reversed(previous.roots())]
+    while stack:
+        node, vparent = stack.pop()
+        if visible(node):
+            children[vparent].append(node)
+            children[node] = []
+            parents[node] = vparent
+            vparent = node
+        kids = old_children.get(node)
+        if kids:
+            stack.extend((c, vparent) for c in reversed(kids))
+    return forest
+
+
+def _refines(tokens: tuple[str, ...], previous: tuple[str, ...]) -> bool:
+    """Whatever matches ``tokens`` also matched ``previous``: each old word lies inside a new one."""
+    return all(any(old in new for new in tokens) for old in previous)
+
+
 def flatten(
     tree: TreeIndex,
     forest: VisibleForest,
@@ -230,11 +259,18 @@ def flatten(
     active: set[str],
     folded: set[str],
     text_of: Callable[[str], str] | None = None,
+    kind_of: Callable[[str], str] | None = None,
 ) -> list[Row]:
     """Display rows in pi's order and indentation; descendants of folded nodes are left out.
 
-    ``text_of`` gives an entry's row text (the selector passes a cache); by default it is computed.
+    ``text_of`` and ``kind_of`` give an entry's row text and kind (the selector passes caches); by
+    default they are computed.
     """
+    if kind_of is None:
+
+        def kind_of(entry_id: str) -> str:
+            return row_kind(tree.by_id[entry_id])
+
     if text_of is None:
         calls = tool_calls_by_id(tree.by_id.values())
 
@@ -253,11 +289,13 @@ def flatten(
         (r, 0, several, False, i == len(roots) - 1, None, 0) for i, r in enumerate(roots)
     ]
     stack.reverse()
+    children, labels, label_times = forest.children, tree.labels, tree.label_times
     while stack:
         node, indent, after_branch, connector, last, lead, lead_width = stack.pop()
-        entry = tree.by_id[node]
         is_folded = node in folded
-        foldable = forest.foldable(node)
+        kids = children.get(node) or ()
+        # forest.foldable inlined (this loop runs once per row): children, and the start of a segment
+        foldable = bool(kids) and (connector or (indent == 0 and forest.segment_start(node)))
         if connector:
             glyph = "⊞" if is_folded else "⊟" if foldable else "─"
             own = ("└" if last else "├") + glyph + " "
@@ -271,19 +309,18 @@ def flatten(
                 row_lead,
                 own,
                 text_of(node),
-                tree.labels.get(node),
+                labels.get(node),
                 node in active,
                 node == leaf_id,
-                row_kind(entry),
+                kind_of(node),
                 foldable,
                 is_folded,
-                tree.label_times.get(node),
+                label_times.get(node),
                 row_width + len(own),
             )
         )
         if is_folded:
             continue
-        kids = forest.children.get(node, [])
         branches = len(kids) > 1
         if branches or after_branch:
             # One level deeper; this node's connector turns into a gutter while siblings follow.
@@ -322,6 +359,7 @@ class _EntryCache:
         self.calls: dict[str, tuple[str, Any]] = {}
         self.categories: dict[str, int] = {}
         self.rows: dict[str, str] = {}
+        self.kinds: dict[str, str] = {}
         self.search: dict[str, str] = {}
         self._path: tuple[str | None, set[str]] = (None, set())
 
@@ -331,6 +369,7 @@ class _EntryCache:
             self.calls = tool_calls_by_id(self.tree.by_id.values())
             self.categories = {i: _category(e) for i, e in self.tree.by_id.items()}
             self.rows.clear()
+            self.kinds.clear()
             self.search.clear()
             self._path = (None, set())
 
@@ -346,12 +385,22 @@ class _EntryCache:
             text = self.rows[entry_id] = entry_text(self.tree.by_id[entry_id], self.calls)
         return text
 
+    def kind(self, entry_id: str) -> str:
+        kind = self.kinds.get(entry_id)
+        if kind is None:
+            kind = self.kinds[entry_id] = row_kind(self.tree.by_id[entry_id])
+        return kind
+
     def searchable(self, entry_id: str) -> str:
         text = self.search.get(entry_id)
         if text is None:
             entry = self.tree.by_id[entry_id]
             text = self.search[entry_id] = search_text(entry, self.tree.labels.get(entry_id))
         return text
+
+
+_View = tuple[VisibleForest, list[Row], dict[str, int]]
+_VIEWS_KEPT = 8  # a view of 100k rows is tens of MB: keep only a few
 
 
 class TreeSelector:
@@ -380,6 +429,9 @@ class TreeSelector:
         self._active: set[str] = set()
         self._index: dict[str, int] = {}
         self._cache = _EntryCache(tree)
+        # Unfolded forests and rows of the last few (size, leaf, filter, query) views, newest last.
+        self._views: OrderedDict[tuple[int, str | None, str, tuple[str, ...]], _View] = OrderedDict()
+        self._last_key: tuple[int, str | None, str, tuple[str, ...]] | None = None
         # pi's "last real selection": kept while a filter shows nothing, so it comes back later.
         self._remembered: str | None = selected_id or leaf_id
         self.refresh()
@@ -403,14 +455,36 @@ class TreeSelector:
                 return all(t in haystack for t in tokens)
             return True
 
-        self.forest = visible_forest(self.tree, visible, self._active)
-        self.folded &= set(self.forest.parent)
-        self._layout()
+        key = (cache.size, leaf, mode, tuple(tokens))
+        last, self._last_key = self._last_key, key
+        view = self._views.get(key)
+        if view is not None:  # a filter toggled back, a backspace, an Esc: built before
+            self._views.move_to_end(key)
+            self.forest, rows, index = view
+        elif last is not None and last[:3] == key[:3] and _refines(key[3], last[3]):
+            # The search got longer: only what the last keystroke showed can still match.
+            self.forest = narrow_forest(self.forest, visible)
+        else:
+            self.forest = visible_forest(self.tree, visible, self._active)
+        if self.folded:
+            self.folded &= set(self.forest.parent)
+        if view is not None and not self.folded:
+            self.rows, self._index = rows, index
+            self._reselect()
+        else:
+            self._layout()
 
     def _layout(self) -> None:
         """Rows from the current forest and folds; the selection stays on the same entry or an ancestor."""
-        self.rows = flatten(self.tree, self.forest, self.leaf_id, self._active, self.folded, self._cache.row)
+        cache = self._cache
+        self.rows = flatten(
+            self.tree, self.forest, self.leaf_id, self._active, self.folded, cache.row, cache.kind
+        )
         self._index = {row.entry_id: i for i, row in enumerate(self.rows)}
+        if not self.folded and self._last_key is not None:
+            self._views[self._last_key] = (self.forest, self.rows, self._index)
+            while len(self._views) > _VIEWS_KEPT:
+                self._views.popitem(last=False)
         self._reselect()
 
     def _reselect(self) -> None:
