@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import prompts
 from tui.compaction.summarizer import strip_end_marker
 from tui.compaction.tool_trail import shorten, tool_calls
+from tui.export.redact import scrubber
 from tui.session.context import message_text
 from tui.session.entries import Message
 
@@ -96,4 +97,4 @@ def build_fallback_summary(
         last_request=f"> {shorten(users[-1], REQUEST_CHARS)}" if users else none,
         previous=previous,
     )
-    return shorten(text, MAX_CHARS)
+    return shorten(scrubber()(text), MAX_CHARS)  # redacted like the summarizer input

@@ -15,6 +15,7 @@ from typing import Any
 
 import prompts
 from tui.compaction.tokens import json_compact
+from tui.export.redact import scrubber
 from tui.session.context import message_text
 from tui.session.entries import Message
 
@@ -116,4 +117,5 @@ def format_trail(messages: Sequence[Message]) -> str:
     paths = mentioned_paths(messages)
     if paths:
         sections.append(prompts.render("summary_paths", paths="\n".join(paths)))
-    return "\n\n" + "\n\n".join(sections) if sections else ""
+    # The trail is stored in the summary and sent on: redacted like the summarizer input.
+    return scrubber()("\n\n" + "\n\n".join(sections)) if sections else ""
