@@ -33,7 +33,7 @@ def make_settings(
     data: dict[str, Any] = {
         "model": MODEL,
         "models": {MODEL: override},
-        "retry": {"baseDelayMs": 1, "maxDelayMs": 5},
+        "retry": {"baseDelayMs": 1, "provider": {"maxRetryDelayMs": 5}},
         "tools": {"approval": {"bash": "auto", "write": "auto", "edit": "auto"}},
     }
     for key, value in sections.items():

@@ -1,6 +1,7 @@
 """A real loopback HTTP server that speaks OpenAI chat completions, scripted reply by reply, for tests.
 
-Tests queue :class:`Reply` objects (text, tool calls, HTTP errors, a hang, a mid-stream disconnect) and
+Tests queue :class:`Reply` objects (text, tool calls, HTTP errors, a hang, a mid-stream disconnect or error
+event, an empty body, a bare status) and
 point litellm at ``server.api_base`` with a model like ``openai/fake``. The server answers
 ``POST /v1/chat/completions`` with SSE (``data: {...}`` then ``data: [DONE]``) or plain JSON, records every
 request body, counts hits and the requests in flight at once, and notices when a client goes away
@@ -111,8 +112,13 @@ class Reply:
         return cls(kind="error", status=status, body=body, headers=headers or {})
 
     @classmethod
-    def rate_limited(cls, retry_after: float | None = None) -> Reply:
-        headers = {} if retry_after is None else {"retry-after": f"{retry_after:g}"}
+    def rate_limited(cls, retry_after: float | str | None = None) -> Reply:
+        """A 429; a string ``retry_after`` is sent as written (``"inf"``, ``"1e400"``)."""
+        if retry_after is None:
+            headers = {}
+        else:
+            value = retry_after if isinstance(retry_after, str) else f"{retry_after:g}"
+            headers = {"retry-after": value}
         body = _error_body("Rate limit reached for requests. Please try again later.", "rate_limit_exceeded")
         return cls.error(429, body, headers)
 
@@ -142,6 +148,42 @@ class Reply:
     def hang(cls, *, text: str = "", chunk_size: int = 4) -> Reply:
         """Send the headers (and ``text`` if given), then nothing until the client leaves."""
         return cls(kind="hang", text=text, chunk_size=chunk_size)
+
+    @classmethod
+    def error_text(cls, status: int, text: str) -> Reply:
+        """An error whose body is ``{"error": "<text>"}``, as some OpenAI-compatible servers send it."""
+        return cls.error(status, {"error": text})
+
+    @classmethod
+    def bare_status(cls, status: int) -> Reply:
+        """An HTTP error with no body at all (Cerebras, Mistral, proxies)."""
+        return cls(kind="bare", status=status)
+
+    @classmethod
+    def empty_body(cls) -> Reply:
+        """HTTP 200 with an empty body: no chunk, no ``[DONE]``."""
+        return cls(kind="bare", status=200)
+
+    @classmethod
+    def no_headers(cls) -> Reply:
+        """Accept the request and never answer, not even with headers, until the client leaves."""
+        return cls(kind="no_headers")
+
+    @classmethod
+    def empty_stream(cls) -> Reply:
+        """SSE headers, then the stream ends cleanly before its first chunk."""
+        return cls(kind="empty_stream")
+
+    @classmethod
+    def stream_error(cls, text: str, message: str, *, after_chunks: int = 2, chunk_size: int = 4) -> Reply:
+        """Stream ``after_chunks`` chunks of ``text``, then an SSE ``{"error": {...}}`` event (mid-stream)."""
+        return cls(
+            kind="stream_error",
+            text=text,
+            chunk_size=chunk_size,
+            chunks_before=after_chunks,
+            body=_error_body(message, None, "server_error"),
+        )
 
     @classmethod
     def disconnect(cls, text: str, *, after_chunks: int = 2, chunk_size: int = 4) -> Reply:
@@ -287,6 +329,15 @@ class FakeOpenAI:
         if reply.kind == "error":
             hit.ended_at = time.perf_counter()
             return web.json_response(reply.body, status=reply.status, headers=reply.headers)
+        if reply.kind == "no_headers":
+            deadline = time.monotonic() + _HANG_LIMIT_S
+            while time.monotonic() < deadline and request.transport and not request.transport.is_closing():
+                await asyncio.sleep(_HEARTBEAT_S)
+            self._client_gone(hit)
+            return web.Response(status=504)
+        if reply.kind == "bare":
+            hit.ended_at = time.perf_counter()
+            return web.Response(status=reply.status, headers={"Content-Type": "text/event-stream"})
         if not body.get("stream"):
             hit.completed = True
             hit.ended_at = time.perf_counter()
@@ -329,6 +380,14 @@ class FakeOpenAI:
                 await send.delta({"content": piece})
             assert request.transport is not None
             request.transport.close()  # abrupt: no final chunk, no [DONE]
+            return
+        if reply.kind == "empty_stream":
+            return
+        if reply.kind == "stream_error":
+            for piece in _split(reply.text, reply.chunk_size)[: reply.chunks_before]:
+                await send.delta({"content": piece})
+            await send.event(reply.body or {})
+            await send.done()
             return
         if reply.kind == "hang":
             for piece in _split(reply.text, reply.chunk_size):

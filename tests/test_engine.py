@@ -353,7 +353,7 @@ async def test_session_compacting_adds_context_replaces_the_prompt_and_preserves
 def loopback_provider(server: FakeOpenAI, max_retries: int = 0) -> Provider:
     return Provider(
         env={},
-        retry=RetryPolicy(max_retries=max_retries, base_delay_ms=1, max_delay_ms=5),
+        retry=RetryPolicy(max_retries=max_retries, base_delay_ms=1, max_retry_delay_ms=5),
         models={MODEL: {"apiBase": server.api_base, "maxOutputTokens": 4000}},
     )
 

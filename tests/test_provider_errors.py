@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from tui.agent.errors import (
+    UNBOUNDED_DELAY_MS,
     AuthError,
     ContextOverflowError,
     FatalError,
@@ -98,17 +99,66 @@ def test_non_overflow_messages(text: str) -> None:
         "reset before headers",
         "terminated",
         "retry delay exceeded",
-        "usage limit reached",
         "Request timed out.",
+        # pi 0.73.1's additions (delta A.6), matched anywhere, without word boundaries
+        "Provider returned error",
+        "network error",
+        "connection lost",
+        "WebSocket closed before the reply",
+        "websocket error",
+        "socket hang up",
+        "stream ended without a finish",
+        "http2 request did not get a response",
+        "ETIMEDOUT: timeout",
+        "status5030",
     ],
 )
 def test_retryable_patterns(text: str) -> None:
     assert is_retryable_text(text)
 
 
-@pytest.mark.parametrize("text", ["", "invalid tool schema", "model not found"])
+# "usage limit" was on the old list; pi 0.73.1 dropped it (a plan's quota does not come back in seconds).
+@pytest.mark.parametrize("text", ["", "invalid tool schema", "model not found", "usage limit reached"])
 def test_not_retryable(text: str) -> None:
     assert not is_retryable_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Throttling error: Too many tokens, please wait before trying again.",
+        "Service unavailable: prompt is too long for the current load",
+        "rate limit: too many tokens per minute",
+        "Too Many Requests: the context window exceeds limit of this tier",
+        "request_too_large, rate limit exceeded",
+    ],
+)
+def test_throttling_texts_are_never_overflow(text: str) -> None:
+    # Delta A.5: the exclusion runs before the patterns, whatever else the text says.
+    assert not is_overflow_text(text)
+    assert not is_context_overflow({"role": "assistant", "stopReason": "error", "errorMessage": text})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "prompt too long; exceeded max context length by 1200 tokens",  # Ollama
+        "prompt too long; exceeded context length by 9 tokens",
+        "request_too_large: Request exceeds the maximum size",  # Anthropic's 413
+    ],
+)
+def test_new_overflow_patterns(text: str) -> None:
+    assert is_overflow_text(text)
+
+
+def test_length_stop_with_nothing_written_and_a_full_window_is_overflow() -> None:
+    # Delta A.5 case 3: stopReason "length", no output, input + cacheRead >= 99 % of the window.
+    message = {"role": "assistant", "stopReason": "length", "usage": {"input": 95_000, "cacheRead": 4_000}}
+    assert is_context_overflow({**message, "usage": {**message["usage"], "output": 0}}, 100_000)
+    assert is_context_overflow(message, 100_000)  # a missing output count is no output
+    assert not is_context_overflow({**message, "usage": {**message["usage"], "output": 1}}, 100_000)
+    assert not is_context_overflow(message, 100_100)  # 99,000 < 0.99 × 100,100
+    assert not is_context_overflow(message)  # no window given
 
 
 def test_stored_error_message_overflow() -> None:
@@ -205,16 +255,36 @@ def test_retry_after_forms() -> None:
 
 
 def test_backoff_doubles_and_is_capped() -> None:
-    policy = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=2000, max_delay_ms=60000)
+    policy = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=2000, max_retry_delay_ms=60000)
     assert [policy.delay_ms(n) for n in (1, 2, 3)] == [2000, 4000, 8000]
     assert policy.delay_ms(1, retry_after_ms=10_000) == 10_000
     assert policy.delay_ms(3, retry_after_ms=1_000) == 8000
-    assert policy.delay_ms(1, retry_after_ms=600_000) == 60000
+    # A server delay beyond maxRetryDelayMs is refused (the provider then fails at once), never waited for.
+    assert policy.refuses_delay(600_000) and not policy.refuses_delay(60_000)
     assert policy.delay_ms(10) == 60000
+    assert policy.delay_ms(10_000) == 60000  # no OverflowError from a huge attempt number
     assert [policy.allows(n) for n in (1, 3, 4)] == [True, True, False]
     assert not RetryPolicy(enabled=False).allows(1)
 
 
+def test_no_cap_still_refuses_an_infinite_delay() -> None:
+    policy = RetryPolicy(max_retry_delay_ms=0)
+    assert not policy.refuses_delay(86_400_000)
+    assert policy.refuses_delay(retry_after_ms(_with_headers({"retry-after": "inf"})))
+    assert policy.delay_ms(100) == 3_600_000  # the backoff's own ceiling
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "Infinity", "-inf", "nan", "1e999999"])
+def test_retry_after_extremes_do_not_raise(value: str) -> None:
+    delay = retry_after_ms(_with_headers({"retry-after": value}))
+    assert delay is None or 0 <= delay <= UNBOUNDED_DELAY_MS
+    assert retry_after_ms(_with_headers({"retry-after-ms": value})) in (None, 0, UNBOUNDED_DELAY_MS)
+
+
 def test_policy_from_settings_table() -> None:
     policy = RetryPolicy.from_settings({"enabled": False, "maxRetries": 5, "baseDelayMs": 10})
-    assert policy == RetryPolicy(enabled=False, max_retries=5, base_delay_ms=10, max_delay_ms=60000)
+    assert policy == RetryPolicy(enabled=False, max_retries=5, base_delay_ms=10, max_retry_delay_ms=60000)
+    provider = {"maxRetryDelayMs": 0, "timeoutMs": 1500, "maxRetries": 2, "streamIdleTimeoutMs": 0}
+    policy = RetryPolicy.from_settings({"provider": provider})
+    assert (policy.max_retry_delay_ms, policy.timeout_ms, policy.sdk_max_retries) == (0, 1500, 2)
+    assert policy.request_timeout_s == 1.5 and policy.stream_idle_timeout_s is None

@@ -14,7 +14,7 @@ from tui.agent.stream_events import Done, RetryFinished, RetryScheduled, TextDel
 
 MODEL = "openai/fake"
 USER = [{"role": "user", "content": "hello"}]
-FAST = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=1, max_delay_ms=20)
+FAST = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=1, max_retry_delay_ms=20)
 
 
 def make_provider(server: FakeOpenAI, retry: RetryPolicy = FAST) -> Provider:
@@ -40,18 +40,31 @@ async def test_rate_limit_then_success_is_retried(fake_openai: FakeOpenAI) -> No
     assert fake_openai.requests[0] == fake_openai.requests[1]
 
 
-async def test_retry_after_header_is_honoured_but_capped(fake_openai: FakeOpenAI) -> None:
+async def test_retry_after_header_is_honoured_up_to_max_retry_delay(fake_openai: FakeOpenAI) -> None:
+    # pi 0.73.1 (delta A.12): a delay within retry.provider.maxRetryDelayMs is waited for; a longer one
+    # fails at once (it used to be waited for, cut down to the cap), so the third reply is never asked for.
     fake_openai.queue(
-        Reply.rate_limited(retry_after=0.015), Reply.rate_limited(retry_after=30), Reply.text_reply("ok")
+        Reply.rate_limited(retry_after=0.015), Reply.rate_limited(retry_after=30), Reply.text_reply("unused")
     )
     events = await collect(make_provider(fake_openai))
-    delays = [e.delay_ms for e in events if isinstance(e, RetryScheduled)]
-    assert delays == [15, 20]  # 15 ms asked for; 30 s asked for but maxDelayMs is 20
+    assert [e.delay_ms for e in events if isinstance(e, RetryScheduled)] == [15]
+    assert fake_openai.hit_count == 2
+    done = events[-1]
+    assert isinstance(done.error, RetryableError) and done.message["stopReason"] == "error"
+    assert "retry.provider.maxRetryDelayMs" in done.message["errorMessage"]
+    assert "30 s" in done.message["errorMessage"] and "Rate limit" in done.message["errorMessage"]
+
+
+async def test_max_retry_delay_zero_accepts_any_finite_delay(fake_openai: FakeOpenAI) -> None:
+    policy = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=1, max_retry_delay_ms=0)
+    fake_openai.queue(Reply.rate_limited(retry_after=0.04), Reply.text_reply("waited"))
+    events = await collect(make_provider(fake_openai, policy))
+    assert [e.delay_ms for e in events if isinstance(e, RetryScheduled)] == [40]
     assert events[-1].error is None
 
 
 async def test_server_errors_are_retried_up_to_max_retries_then_fail(fake_openai: FakeOpenAI) -> None:
-    policy = RetryPolicy(enabled=True, max_retries=2, base_delay_ms=1, max_delay_ms=50)
+    policy = RetryPolicy(enabled=True, max_retries=2, base_delay_ms=1, max_retry_delay_ms=50)
     fake_openai.queue(*(Reply.server_error() for _ in range(5)))
     events = await collect(make_provider(fake_openai, policy))
     assert fake_openai.hit_count == 3
@@ -132,7 +145,7 @@ async def test_connection_refused_is_retryable() -> None:
 
 
 async def test_cancel_during_the_backoff_sleep(fake_openai: FakeOpenAI) -> None:
-    slow = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=60_000, max_delay_ms=60_000)
+    slow = RetryPolicy(enabled=True, max_retries=3, base_delay_ms=60_000, max_retry_delay_ms=60_000)
     fake_openai.queue(Reply.rate_limited(), Reply.text_reply("unused"))
     scheduled = asyncio.Event()
     seen: list = []

@@ -12,6 +12,7 @@ from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
 from tui.agent.stream_events import (
     Done,
+    RetryScheduled,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -30,7 +31,7 @@ READ_TOOL = {
 
 
 def make_provider(server: FakeOpenAI, **kwargs) -> Provider:
-    kwargs.setdefault("retry", RetryPolicy(base_delay_ms=1, max_delay_ms=10))
+    kwargs.setdefault("retry", RetryPolicy(base_delay_ms=1, max_retry_delay_ms=10))
     kwargs.setdefault("models", {MODEL: {"apiBase": server.api_base}})
     return Provider(env={}, **kwargs)
 
@@ -235,16 +236,37 @@ async def test_cancel_while_the_server_hangs(fake_openai: FakeOpenAI) -> None:
     assert fake_openai.disconnects == 1
 
 
-async def test_server_dropping_the_stream_ends_in_an_error_without_a_retry(fake_openai: FakeOpenAI) -> None:
-    fake_openai.queue(Reply.disconnect("partial answer here", after_chunks=2), Reply.text_reply("never"))
+async def test_server_dropping_the_stream_mid_reply_is_retried(fake_openai: FakeOpenAI) -> None:
+    # pi 0.73.1 (delta B.2): a retryable error after part of the reply had streamed is retried too. The
+    # partial reply comes with the retry notice, marked as an error, and the retry is a fresh reply.
+    fake_openai.queue(Reply.disconnect("partial answer here", after_chunks=2), Reply.text_reply("again"))
     events = await collect(make_provider(fake_openai))
+    (scheduled,) = [e for e in events if isinstance(e, RetryScheduled)]
+    assert scheduled.error_message == "Connection error."
+    partial = scheduled.partial
+    assert partial is not None and partial["stopReason"] == "error"
+    assert partial["content"] == [{"type": "text", "text": "partial "}]
+    assert partial["errorMessage"] == "Connection error."
+    texts = [e.text for e in events if isinstance(e, TextDelta)]
+    assert "".join(texts) == "partial again"  # the deltas of both attempts, split by the notice
+    done = events[-1]
+    assert isinstance(done, Done) and done.error is None
+    assert done.message["content"] == [{"type": "text", "text": "again"}]
+    assert fake_openai.hit_count == 2
+    assert fake_openai.requests[0] == fake_openai.requests[1]  # the retry does not carry the partial
+
+
+async def test_server_dropping_the_stream_without_retries_ends_in_an_error(fake_openai: FakeOpenAI) -> None:
+    provider = make_provider(fake_openai, retry=RetryPolicy(enabled=False))
+    fake_openai.queue(Reply.disconnect("partial answer here", after_chunks=2), Reply.text_reply("never"))
+    events = await collect(provider)
     done = events[-1]
     assert isinstance(done, Done)
     assert done.message["stopReason"] == "error"
     assert done.message["content"] == [{"type": "text", "text": "partial "}]
     assert done.message["errorMessage"] == "Connection error."
     assert isinstance(done.error, RetryableError)
-    assert fake_openai.hit_count == 1  # text had been shown, so a retry would duplicate it
+    assert fake_openai.hit_count == 1
 
 
 async def test_non_streaming_requests_get_json(fake_openai: FakeOpenAI) -> None:

@@ -128,6 +128,8 @@ class KompaktApp(App[None]):
             except SettingsError as exc:
                 self.settings_error = exc
         self.apply_settings(self.load_result.settings if self.load_result else Settings())
+        for notice in self.load_result.notices if self.load_result else ():
+            self.notify(notice, title="Settings", severity="warning", timeout=12)
         if self.settings_error:
             self.notify(
                 f"{self.settings_error}\nUsing the defaults until it is fixed.",

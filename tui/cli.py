@@ -288,6 +288,8 @@ def effective_settings(
         loaded = load_default_settings()
     except SettingsError as exc:
         raise UserError(str(exc)) from None
+    for line in loaded.notices:
+        print(f"kompakt: notice: {line}", file=sys.stderr)
     settings = loaded.settings
     sources = {key: str(source) for key, source in value_sources(loaded).items()}
     if store is not None:

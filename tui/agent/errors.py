@@ -10,6 +10,7 @@ and on stored assistant messages alike, and never imports litellm unless litellm
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import sys
 import time
@@ -41,16 +42,48 @@ OVERFLOW_PATTERNS = (
     r"(prompt|input).*(too long|too large).*(context|n_ctx)",
     r"requested tokens?.*(exceeds?|greater than).*(n_ctx|context)",
     r"request_too_large",
+    r"prompt too long; exceeded (max )?context length",
 )
 _OVERFLOW = re.compile("|".join(f"(?:{p})" for p in OVERFLOW_PATTERNS), re.IGNORECASE)
 # Cerebras and Mistral report an overflow as a bare 400/413 with no body.
 _NO_BODY_OVERFLOW = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
-_RETRYABLE = re.compile(
-    r"overloaded|rate.?limit|too many requests|usage.?limit|\b(429|500|502|503|504)\b|service.?unavailable"
-    r"|server.?error|internal.?error|connection.?error|connection.?refused|other side closed|fetch failed"
-    r"|upstream.?connect|reset before headers|terminated|retry delay|timed? ?out",
-    re.IGNORECASE,
+# pi 0.73.1: a throttling or rate-limit text is never an overflow, whatever else it says (delta A.5).
+_NOT_OVERFLOW = re.compile(
+    r"^(Throttling error|Service unavailable):|rate limit|too many requests", re.IGNORECASE
 )
+# pi 0.73.1's list (delta A.6): case-insensitive, anywhere in the text, no word boundaries.
+RETRYABLE_PATTERNS = (
+    r"overloaded",
+    r"provider.?returned.?error",
+    r"rate.?limit",
+    r"too many requests",
+    r"429",
+    r"500",
+    r"502",
+    r"503",
+    r"504",
+    r"service.?unavailable",
+    r"server.?error",
+    r"internal.?error",
+    r"network.?error",
+    r"connection.?error",
+    r"connection.?refused",
+    r"connection.?lost",
+    r"websocket.?closed",
+    r"websocket.?error",
+    r"other side closed",
+    r"fetch failed",
+    r"upstream.?connect",
+    r"reset before headers",
+    r"socket hang up",
+    r"ended without",
+    r"http2 request did not get a response",
+    r"timed? out",
+    r"timeout",
+    r"terminated",
+    r"retry delay",
+)
+_RETRYABLE = re.compile("|".join(f"(?:{p})" for p in RETRYABLE_PATTERNS), re.IGNORECASE)
 # Some SDKs fail before sending, with a 500-coded "missing credentials" error rather than a 401.
 _MISSING_KEY = re.compile(
     r"missing credentials|missing \w+ api key|no (api )?key is set|incorrect api key|invalid.?api.?key",
@@ -106,7 +139,9 @@ class FatalError(ProviderError):
 
 
 def is_overflow_text(text: str) -> bool:
-    """Whether an error message reads like a context overflow (429 never does)."""
+    """Whether an error message reads like a context overflow (a throttling or rate-limit text never does)."""
+    if _NOT_OVERFLOW.search(text.strip()):
+        return False
     return bool(_OVERFLOW.search(text) or _NO_BODY_OVERFLOW.search(text.strip()))
 
 
@@ -116,12 +151,19 @@ def is_retryable_text(text: str) -> bool:
 
 
 def is_context_overflow(message: Mapping[str, Any], context_window: int | None = None) -> bool:
-    """pi's ``isContextOverflow``: a known overflow error, or a success whose input exceeded the window."""
-    if message.get("stopReason") == "error":
+    """pi's ``isContextOverflow``: a known overflow error, a success whose input exceeded the window, or
+    (pi 0.73.1, case 3) a reply cut at its length limit before writing anything with the window full."""
+    stop_reason = message.get("stopReason")
+    if stop_reason == "error":
         return is_overflow_text(message.get("errorMessage") or "")
-    if context_window and message.get("stopReason") == "stop":
-        usage = message.get("usage") or {}
-        return (usage.get("input") or 0) + (usage.get("cacheRead") or 0) > context_window
+    if not context_window:
+        return False
+    usage = message.get("usage") or {}
+    used = (usage.get("input") or 0) + (usage.get("cacheRead") or 0)
+    if stop_reason == "stop":
+        return used > context_window
+    if stop_reason == "length":
+        return (usage.get("output") or 0) == 0 and used >= 0.99 * context_window
     return False
 
 
@@ -161,11 +203,12 @@ def classify(exc: BaseException, model: str = "") -> ProviderError:
         return exc
     litellm = sys.modules.get("litellm")
     status = _status_of(exc)
-    text = _clean(str(exc)) or type(exc).__name__
+    text = provider_text(exc)
     # Overflow first: ContextWindowExceededError is a BadRequestError, and its text may mention 429-like codes.
     if litellm is not None and isinstance(exc, litellm.ContextWindowExceededError):
         return ContextOverflowError(text, status=status)
-    if status != 429 and is_overflow_text(text):
+    # 413 Payload Too Large: the request is too big for the server, which compaction cures.
+    if status == 413 or (status != 429 and is_overflow_text(text)):
         return ContextOverflowError(text, status=status)
     is_auth_error = litellm is not None and isinstance(exc, litellm.AuthenticationError)
     if status in (401, 403) or is_auth_error or _MISSING_KEY.search(text):
@@ -194,6 +237,51 @@ def _is_transient(exc: BaseException, status: int | None, litellm: Any) -> bool:
     return isinstance(exc, transient)
 
 
+def provider_text(exc: BaseException) -> str:
+    """The provider's own words for a failure, never a bare "Error code: 400".
+
+    The openai SDK puts only the status in its message when the body is not ``{"error": {"message": ...}}``;
+    an OpenAI-compatible server that sends ``{"error": "<text>"}`` (or ``{"detail": ...}``) has its text in
+    the parsed body, and one that sends nothing gets pi's "<status> status code (no body)" wording, which
+    the overflow detector knows for 400 and 413.
+    """
+    text = _clean(str(exc)) or type(exc).__name__
+    status = _status_of(exc)
+    if status is None or not _BARE_STATUS.fullmatch(text):
+        return text
+    detail = _body_text(getattr(exc, "body", None))
+    if detail is None:
+        detail = _response_text(exc)
+    if not detail:
+        return f"{status} status code (no body)"
+    return f"{status} {detail}"
+
+
+_BARE_STATUS = re.compile(r"(?:\w+Exception - )?Error code: \d{3}", re.IGNORECASE)
+_MAX_DETAIL_CHARS = 2000
+
+
+def _body_text(body: Any) -> str | None:
+    """The message in a parsed error body of any common shape; None when the body says nothing."""
+    if isinstance(body, str):
+        return body.strip()[:_MAX_DETAIL_CHARS] or None
+    if isinstance(body, Mapping):
+        for key in ("error", "message", "detail", "msg"):
+            found = _body_text(body.get(key))
+            if found:
+                return found
+    return None
+
+
+def _response_text(exc: BaseException) -> str | None:
+    response = getattr(exc, "response", None)
+    try:
+        text = str(response.text).strip() if response is not None else ""
+    except Exception:  # a streamed response whose body was never read
+        return None
+    return None if text in ("", "null", "{}") else text[:_MAX_DETAIL_CHARS]
+
+
 def _status_of(exc: BaseException) -> int | None:
     status = getattr(exc, "status_code", None)
     return status if isinstance(status, int) else None
@@ -218,7 +306,7 @@ def retry_after_ms(exc: BaseException) -> int | None:
             return parsed
         try:
             when = email.utils.parsedate_to_datetime(value).timestamp()
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return None
         return max(0, int((when - time.time()) * 1000))
     if value := headers.get("x-ratelimit-reset-ms"):
@@ -226,8 +314,15 @@ def retry_after_ms(exc: BaseException) -> int | None:
     return None
 
 
+# A wait so long it is never honoured: what ``retry-after: inf`` (or ``1e400``) is read as.
+UNBOUNDED_DELAY_MS = 2**53
+
+
 def _as_ms(value: str, scale: int) -> int | None:
     try:
-        return max(0, int(float(value) * scale))
+        number = float(value) * scale
     except ValueError:
         return None
+    if math.isnan(number):
+        return None
+    return int(min(max(number, 0.0), UNBOUNDED_DELAY_MS))

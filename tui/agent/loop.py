@@ -2,7 +2,8 @@
 
 Each iteration takes one unit of the :class:`~tui.agent.budget.IterationBudget`, builds the context from the
 session (``build_context`` → ``convert_to_llm``), streams the reply (forwarding the provider's events),
-appends the assistant message, then runs each tool call through ``execute_tool_call`` (approval included)
+appends the assistant message (a reply that failed mid-stream and is retried is appended first, as an
+error), then runs each tool call through ``execute_tool_call`` (approval included)
 and appends its result. The run ends when a reply does not ask for tools (stopReason ``stop``, ``length``,
 ``error``) or the budget is spent. Cancelling the task that runs it (an abort) always leaves a well-formed
 session: the partial reply is stored as ``aborted`` with its text, and every tool call of a stored reply
@@ -28,7 +29,7 @@ from tui.agent.events import (
     ToolExecutionStart,
 )
 from tui.agent.provider import Provider
-from tui.agent.stream_events import Done
+from tui.agent.stream_events import Done, RetryScheduled
 from tui.agent.tools import Tool, ToolContext, ToolOutput, execute_tool_call, tool_result_message
 from tui.session.context import convert_to_llm
 from tui.session.entries import Message
@@ -95,6 +96,12 @@ class AgentLoop:
             ):
                 if isinstance(event, Done):
                     message = event.message
+                elif isinstance(event, RetryScheduled) and event.partial is not None:
+                    # Part of the reply had streamed when it failed: it stays in the file as a failed
+                    # reply (the request format leaves it out), and the retry streams a new one.
+                    self._append(_without_tool_calls(event.partial))
+                    self.emit(event)
+                    self.emit(MessageStart("assistant"))
                 else:
                     self.emit(event)
         except asyncio.CancelledError:

@@ -2,12 +2,15 @@
 
 :meth:`Provider.stream` converts pi-format messages (after ``convert_to_llm``) to the OpenAI chat format,
 calls ``litellm.acompletion(stream=True)`` with usage reporting on, and yields deltas as they arrive. A
-transient failure (rate limit, 5xx, timeout, connection) that strikes before anything was yielded is
-retried with the :class:`RetryPolicy` backoff; litellm's and the openai SDK's own retries are switched off
-so that the policy alone decides. Every stream ends with :class:`Done`; a failure does not raise, it ends
-with ``stopReason: "error"`` and the classified error. Cancelling the consuming task closes the HTTP
-stream at once. litellm is awaited from the background import, so a stream never blocks the event loop
-while litellm loads; the synchronous helpers (``context_window``, ``new_builder``) load it on the spot.
+transient failure (rate limit, 5xx, timeout, connection, a stream silent for longer than the idle timeout,
+a response without any reply) is retried with the :class:`RetryPolicy` backoff, also after part of the
+reply had streamed (the partial reply travels with the retry notice); a server that asks to wait longer
+than ``maxRetryDelayMs`` fails at once. litellm's own retries are off and the SDK's are off unless
+``retry.provider.maxRetries`` asks for them, so that the policy decides. Every stream ends with
+:class:`Done`; a failure does not raise, it ends with ``stopReason: "error"`` and the classified error.
+Cancelling the consuming task closes the HTTP stream at once. litellm is awaited from the background
+import, so a stream never blocks the event loop while litellm loads; the synchronous helpers
+(``context_window``, ``new_builder``) load it on the spot.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+import prompts
 from tui.agent import model_info
 from tui.agent.assistant_builder import AssistantBuilder
-from tui.agent.errors import RetryableError, classify
+from tui.agent.errors import UNBOUNDED_DELAY_MS, RetryableError, classify
 from tui.agent.litellm_loader import load_litellm_async
 from tui.agent.offline import is_offline, register_offline_provider
 from tui.agent.openai_format import to_openai_messages, to_openai_tools
@@ -34,8 +38,6 @@ from tui.agent.stream_events import (
     UsageUpdate,
 )
 
-DEFAULT_TIMEOUT_S = 600.0
-
 
 class Provider:
     """Streams completions for any litellm model, with kompakt's retry policy and model overrides."""
@@ -46,12 +48,10 @@ class Provider:
         retry: RetryPolicy | None = None,
         models: model_info.Overrides | None = None,
         env: Mapping[str, str] | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.retry = retry or RetryPolicy()
         self.models: model_info.Overrides = models or {}
         self.env = os.environ if env is None else env
-        self.timeout_s = timeout_s
 
     def context_window(self, model: str) -> int:
         return model_info.context_window(model, self.models)
@@ -94,11 +94,27 @@ class Provider:
                     yield RetryFinished(success=True, attempt=attempt)
                 yield Done(builder.finish())
                 return
-            # Only a request that produced nothing can be repeated without duplicating output.
-            if isinstance(error, RetryableError) and not yielded and self.retry.allows(attempt + 1):
+            retry = isinstance(error, RetryableError) and self.retry.allows(attempt + 1)
+            if retry and self.retry.refuses_delay(error.retry_after_ms):
+                error = RetryableError(
+                    prompts.render(
+                        "error_retry_delay",
+                        error=error.message,
+                        delay=_seconds(error.retry_after_ms),
+                        limit=_seconds(self.retry.max_retry_delay_ms),
+                    ),
+                    status=error.status,
+                    retry_after_ms=error.retry_after_ms,
+                )
+                retry = False
+            if retry:
                 attempt += 1
                 delay_ms = self.retry.delay_ms(attempt, error.retry_after_ms)
-                yield RetryScheduled(attempt, self.retry.max_retries, delay_ms, error.message)
+                # pi 0.73.1 retries after output too (delta B.2): the partial reply is handed over with the
+                # notice, so that it is kept as a failed reply and the retry starts a fresh one.
+                partial = builder.finish("error", error.message) if yielded else None
+                builder.reset()  # an abort during the wait must not store the partial a second time
+                yield RetryScheduled(attempt, self.retry.max_retries, delay_ms, error.message, partial)
                 await asyncio.sleep(delay_ms / 1000)
                 continue
             if attempt:
@@ -135,12 +151,16 @@ class Provider:
             "messages": to_openai_messages(system_prompt, messages),
             "stream": True,
             "stream_options": {"include_usage": True},
-            "timeout": self.timeout_s,
-            # The retry policy is ours: no hidden retries in litellm or the openai SDK.
-            "num_retries": 0,
-            "max_retries": 0,
+            "timeout": self.retry.request_timeout_s,
             **model_info.call_options(model, self.models, self.env),
         }
+        # The retry policy is ours: no hidden retries in litellm, none in the SDK unless asked for. litellm
+        # reads num_retries as the SDK's count when given (and would retry by itself above 0), so it is sent
+        # only to switch both off.
+        sdk_retries = self.retry.sdk_max_retries or 0
+        request["max_retries"] = sdk_retries
+        if not sdk_retries:
+            request["num_retries"] = 0
         if tools:
             request["tools"] = to_openai_tools(tools)
         if max_tokens:
@@ -157,32 +177,77 @@ class Provider:
         if is_offline(model):
             register_offline_provider()
         response = await litellm.acompletion(**request)
+        idle_s = self.retry.stream_idle_timeout_s
+        chunks = aiter(response)
+        heard = False  # whether the server itself sent anything (litellm makes up a final chunk anyway)
         try:
-            async for chunk in response:
-                if chunk.choices:
-                    choice = chunk.choices[0]
-                    delta = choice.delta
-                    reasoning = getattr(delta, "reasoning_content", None)
-                    if reasoning:
-                        builder.add_thinking(reasoning)
-                        yield ThinkingDelta(reasoning)
-                    if delta.content:
-                        builder.add_text(delta.content)
-                        yield TextDelta(delta.content)
-                    for call in delta.tool_calls or ():
-                        function = call.function
-                        for event in builder.tool_delta(
-                            call.index, call.id, function.name, function.arguments
-                        ):
-                            yield event
-                    if choice.finish_reason:
-                        builder.finish_reason = choice.finish_reason
-                        for event in builder.end_tool_calls():
-                            yield event
-                usage = getattr(chunk, "usage", None)
-                if usage:
-                    builder.set_usage(model_info.usage_from_litellm(model, usage))
-                    yield UsageUpdate(builder.usage)
+            while True:
+                try:
+                    async with asyncio.timeout(idle_s):
+                        chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    raise StreamStalledError(
+                        prompts.render(
+                            "error_stream_idle", seconds=_seconds(self.retry.stream_idle_timeout_ms)
+                        )
+                    ) from None
+                heard = heard or _from_server(chunk)
+                for event in self._chunk_events(model, chunk, builder):
+                    yield event
         finally:
             # Runs on cancellation too: close the HTTP stream now rather than at garbage collection.
             await response.aclose()
+        if not heard:
+            # A 200 with an empty body, or a stream cut before its first chunk: no reply, not an empty one.
+            raise RetryableError(prompts.render("error_empty_reply"))
+
+    @staticmethod
+    def _chunk_events(model: str, chunk: Any, builder: AssistantBuilder) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if chunk.choices:
+            choice = chunk.choices[0]
+            delta = choice.delta
+            reasoning = getattr(delta, "reasoning_content", None)
+            if reasoning:
+                builder.add_thinking(reasoning)
+                events.append(ThinkingDelta(reasoning))
+            if delta.content:
+                builder.add_text(delta.content)
+                events.append(TextDelta(delta.content))
+            for call in delta.tool_calls or ():
+                function = call.function
+                events.extend(builder.tool_delta(call.index, call.id, function.name, function.arguments))
+            if choice.finish_reason:
+                builder.finish_reason = choice.finish_reason
+                events.extend(builder.end_tool_calls())
+        usage = getattr(chunk, "usage", None)
+        if usage:
+            builder.set_usage(model_info.usage_from_litellm(model, usage))
+            events.append(UsageUpdate(builder.usage))
+        return events
+
+
+def _from_server(chunk: Any) -> bool:
+    """Whether a chunk carries something a server sent: a role, content (even empty), reasoning, tool calls
+    or usage. The closing chunk litellm adds to every stream, even an empty one, carries none of these."""
+    if getattr(chunk, "usage", None):
+        return True
+    for choice in chunk.choices or ():
+        delta = choice.delta
+        if delta is None:
+            continue
+        if delta.content is not None or getattr(delta, "role", None) or delta.tool_calls:
+            return True
+        if getattr(delta, "reasoning_content", None):
+            return True
+    return False
+
+
+class StreamStalledError(TimeoutError):
+    """No chunk arrived within ``retry.provider.streamIdleTimeoutMs``: retried like a dropped connection."""
+
+
+def _seconds(ms: int | None) -> str:
+    return "unlimited" if ms is None or ms >= UNBOUNDED_DELAY_MS else f"{ms / 1000:g} s"

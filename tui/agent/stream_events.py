@@ -50,12 +50,17 @@ class UsageUpdate:
 
 @dataclass(frozen=True, slots=True)
 class RetryScheduled:
-    """A transient failure; the request runs again after ``delay_ms`` (pi's auto_retry_start)."""
+    """A transient failure; the request runs again after ``delay_ms`` (pi's auto_retry_start).
+
+    ``partial`` is the failed attempt's reply (``stopReason: "error"``) when part of it had streamed: the
+    deltas already sent belong to it, and the retry starts a new reply. None when nothing had arrived.
+    """
 
     attempt: int
     max_attempts: int
     delay_ms: int
     error_message: str
+    partial: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ import tui
 from tui.config.env import env_layer
 from tui.config.errors import SettingsError
 from tui.config.keys import deep_merge, find_by_prefix, flatten, split_key, unflatten
+from tui.config.legacy import migrate_moved_keys
 from tui.config.model import Settings, flatten_settings
 from tui.config.validation import validate_layer
 from tui.fileio import NotRegularFileError, read_regular
@@ -101,6 +102,8 @@ class SettingsLayer:
     data: dict[str, Any]
     keys: frozenset[str]
     env_vars: Mapping[str, str] = field(default_factory=dict)
+    # One line per moved key this source still uses (tui.config.legacy): shown once, never written back.
+    notices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,11 @@ class LoadResult:
     layers: tuple[SettingsLayer, ...]
     hashes: Mapping[Path, str | None]
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """What the user should know about their files (moved keys), in layer order."""
+        return tuple(notice for layer in self.layers for notice in layer.notices)
+
 
 def parse_settings_text(text: str, path: Path | None = None) -> dict[str, Any]:
     """Parse TOML text; a syntax error becomes a SettingsError with the file and line."""
@@ -163,20 +171,26 @@ def read_settings_file(path: Path, kind: LayerKind) -> tuple[SettingsLayer | Non
         text = raw.decode("utf-8-sig")  # editors on Windows start a UTF-8 file with a BOM
     except UnicodeDecodeError as exc:
         raise SettingsError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    data = parse_settings_text(text, path)
+    data, notices = migrate_moved_keys(parse_settings_text(text, path), path)
     try:
         validate_layer(data, path=path, text=text)
     except RecursionError:
         raise SettingsError("tables nested too deeply", path=path) from None
-    return _layer(kind, path, data), content_hash(raw)
+    return _layer(kind, path, data, notices=notices), content_hash(raw)
 
 
 def _layer(
-    kind: LayerKind, path: Path | None, data: dict[str, Any], env_vars: Mapping[str, str] | None = None
+    kind: LayerKind,
+    path: Path | None,
+    data: dict[str, Any],
+    env_vars: Mapping[str, str] | None = None,
+    notices: list[str] | None = None,
 ) -> SettingsLayer:
     flat = flatten(data, Settings)
     # Canonical key names, so that `keep_recent_tokens` in one file and `keepRecentTokens` in another merge.
-    return SettingsLayer(kind, path, unflatten(flat), frozenset(flat), dict(env_vars or {}))
+    return SettingsLayer(
+        kind, path, unflatten(flat), frozenset(flat), dict(env_vars or {}), tuple(notices or ())
+    )
 
 
 def load_settings(

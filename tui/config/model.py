@@ -140,6 +140,39 @@ class BranchSummarySettings(BaseModel):
     )
 
 
+class RetryProviderSettings(BaseModel):
+    """Limits of one provider request (pi 0.73.1's retry.provider; retry.maxDelayMs moved here)."""
+
+    model_config = _SECTION_CONFIG
+
+    max_retry_delay_ms: int = Field(
+        60000,
+        ge=0,
+        le=MAX_DELAY_MS,
+        description="Longest server-requested delay (retry-after) accepted, in milliseconds; a server that asks "
+        "for longer fails at once. It also caps the backoff. 0: no cap.",
+    )
+    timeout_ms: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_DELAY_MS,
+        description="Timeout of one request in milliseconds, until the reply starts. Unset: the SDK's (600000).",
+    )
+    max_retries: int | None = Field(
+        None,
+        ge=0,
+        le=100,
+        description="Retries inside the SDK, before kompakt's own. Unset: none (kompakt's retries decide).",
+    )
+    stream_idle_timeout_ms: int = Field(
+        120000,
+        ge=0,
+        le=MAX_DELAY_MS,
+        description="A stream that sends nothing for this many milliseconds fails and is retried like a lost "
+        "connection. 0: wait for ever.",
+    )
+
+
 class RetrySettings(BaseModel):
     """Automatic retries of failed model calls (rate limits, server errors, timeouts)."""
 
@@ -153,11 +186,8 @@ class RetrySettings(BaseModel):
         le=MAX_DELAY_MS,
         description="Delay before the first retry in milliseconds; it doubles on each attempt.",
     )
-    max_delay_ms: int = Field(
-        60000,
-        ge=0,
-        le=MAX_DELAY_MS,
-        description="Longest wait between retries in milliseconds, also for server-requested delays.",
+    provider: RetryProviderSettings = Field(
+        default_factory=RetryProviderSettings, description=RetryProviderSettings.__doc__
     )
 
 

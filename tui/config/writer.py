@@ -26,6 +26,7 @@ from tomlkit.items import Table
 
 from tui.config.errors import SettingsError
 from tui.config.keys import join_key, resolve_key, split_key
+from tui.config.legacy import migrate_moved_keys
 from tui.config.loader import MAX_SETTINGS_BYTES, content_hash, parse_settings_text
 from tui.config.model import Settings
 from tui.config.validation import validate_layer
@@ -64,7 +65,8 @@ def save_changes(path: Path, changes: Mapping[str, Any], *, ignore_hashes: set[s
         except SettingsError as exc:
             raise dataclasses.replace(exc, path=path) from None
     text = document.as_string()
-    validate_layer(parse_settings_text(text, path), path=path, text=text)
+    # A moved key still in the file (tui.config.legacy) is read as its new name, as the loader does.
+    validate_layer(migrate_moved_keys(parse_settings_text(text, path))[0], path=path, text=text)
     data = text.encode("utf-8")
     digest = content_hash(data)
     if text == original and path.exists():
