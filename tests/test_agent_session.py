@@ -689,7 +689,7 @@ async def test_summary_reasoning_follows_the_session_thinking_level_and_headers_
                     "headers": {"X-Kompakt-Test": "on every call"},
                 }
             },
-            "retry": {"baseDelayMs": 1, "maxDelayMs": 5},
+            "retry": {"baseDelayMs": 1, "provider": {"maxRetryDelayMs": 5}},
             "compaction": {"keepRecentTokens": 20, "autoContinue": False},
         }
     )

@@ -132,7 +132,8 @@ async def test_a_bare_413_compacts_and_retries_in_the_session(tmp_path: Path, fa
     fake_openai.queue(Reply.text_reply("first answer " * 40, usage=(900, 40)))
     await session.prompt("first question " * 40)
     fake_openai.script("fake", Reply.bare_status(413), Reply.text_reply("after compaction"))
-    fake_openai.script("summarizer", Reply.text_reply("## Goal\nthe summary"))
+    # The summary and the short summary (asked for side by side) both come from the summary model.
+    fake_openai.script("summarizer", *(Reply.text_reply("## Goal\nthe summary") for _ in range(2)))
     outcome = await session.prompt("second question")
     assert outcome is not None and outcome.message is not None
     assert message_text(outcome.message) == "after compaction"
