@@ -31,6 +31,7 @@ from tui.agent.events import (
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done, RetryScheduled
 from tui.agent.tools import Tool, ToolContext, ToolOutput, execute_tool_call, tool_result_message
+from tui.compaction.media import strip_historical_images
 from tui.session.context import convert_to_llm
 from tui.session.entries import Message
 from tui.session.store import SessionStore
@@ -80,6 +81,8 @@ class AgentLoop:
     async def _stream_reply(self, schemas: list[dict[str, Any]]) -> Message:
         context = self.store.build_context()
         messages = convert_to_llm(context.messages)
+        if context.messages and context.messages[0].get("role") == "compactionSummary":
+            messages = strip_historical_images(messages)  # Hermes §2.10, compacted contexts only
         if self.request_messages is not None:
             messages = self.request_messages(messages)
         builder = self.provider.new_builder(self.model)
