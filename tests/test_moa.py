@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -492,3 +493,22 @@ async def test_the_chat_group_fills_in_live(tmp_path: Path) -> None:
         await pilot.pause()
         shown = screen_text(app)
         assert "[bold]literal[/bold]" in shown and "\x1b" not in shown
+
+
+async def test_a_reference_error_text_is_redacted_before_it_is_stored_or_shown(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    key = "sk-proj-" + "Q9w8E7r6T5y4U3i2O1p0" * 2
+    body = {"error": {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error"}}
+    fake_openai.script(SERVED[REF_A], Reply.text_reply("the useful draft"))
+    fake_openai.script(SERVED[REF_B], Reply.error(401, body))
+    fake_openai.script("fake", Reply.text_reply("answer"))
+    session = make_session(tmp_path, moa_settings(fake_openai, [REF_A, REF_B]))
+
+    events = await run_turn(session)
+
+    ((entry, record),) = stored_records(session.store)
+    assert record.references[1].error and "[redacted]" in record.references[1].error
+    assert key not in json.dumps(entry)
+    assert all(key not in (e.answer.error or "") for e in events.of(MoaReferenceEnd))
+    assert all(key not in n.text for n in events.of(Notice))

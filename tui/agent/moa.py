@@ -24,6 +24,7 @@ from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
 from tui.agent.moa_record import MOA_CUSTOM_TYPE, MoaRecord, ReferenceAnswer
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done
+from tui.export.redact import scrubber
 from tui.session.context import convert_to_llm
 from tui.session.entries import Message
 from tui.session.store import SessionStore
@@ -74,6 +75,8 @@ async def ask_reference(
     text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
     if error is None and not text.strip():
         error = "The model answered with no text."
+    if error is not None:
+        error = scrubber()(error)  # stored in the entry and shown: provider errors can echo a key
     usage = message.get("usage") or {}
     return ReferenceAnswer(
         model=model,
