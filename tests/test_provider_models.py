@@ -42,11 +42,19 @@ def test_call_options_for_local_endpoints() -> None:
         "api_base": "http://127.0.0.1:8080/v1",
         "api_key": "x",
     }
+    # OPENAI_API_KEY is for OpenAI: a custom apiBase gets the placeholder unless apiKeyEnv names a key.
     assert model_info.call_options("openai/qwen", overrides, env={"OPENAI_API_KEY": "sk"}) == {
-        "api_base": "http://127.0.0.1:8080/v1"
+        "api_base": "http://127.0.0.1:8080/v1",
+        "api_key": "x",
+    }
+    keyed = {"openai/qwen": {**overrides["openai/qwen"], "apiKeyEnv": "QWEN_KEY"}}
+    assert model_info.call_options("openai/qwen", keyed, env={"QWEN_KEY": "q", "OPENAI_API_KEY": "sk"}) == {
+        "api_base": "http://127.0.0.1:8080/v1",
+        "api_key": "q",
     }
     assert model_info.call_options("ollama_chat/llama3.1", overrides, env={}) == {
-        "api_base": "http://127.0.0.1:11434"
+        "api_base": "http://127.0.0.1:11434",
+        "api_key": "x",
     }
     assert model_info.call_options("gpt-4o-mini", overrides, env={}) == {}
 

@@ -17,8 +17,6 @@ from tui.agent.litellm_loader import is_loaded, load_litellm
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT_TOKENS = 8_192
-# Prefixes that speak the OpenAI protocol through the openai SDK, which refuses to send without a key.
-KEYED_OPENAI_PREFIXES = ("openai", "custom_openai", "text-completion-openai")
 
 Overrides = Mapping[str, Mapping[str, Any]]
 
@@ -71,19 +69,25 @@ def max_output_tokens(model: str, overrides: Overrides | None = None) -> int:
 def call_options(
     model: str, overrides: Overrides | None = None, env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """Extra litellm kwargs for ``model``: ``api_base`` and request headers from settings, and a dummy
-    key for local endpoints. The headers go with every request to the model, summaries included."""
+    """Extra litellm kwargs for ``model``: ``api_base``, the API key and request headers from settings.
+
+    The key comes from ``apiKeyEnv`` when it is set. A model with its own ``apiBase`` and no ``apiKeyEnv``
+    gets a placeholder key, never the provider's usual variable: ``OPENAI_API_KEY`` is meant for OpenAI, not
+    for whatever server ``apiBase`` names (issue 8). The headers go with every request to the model,
+    summaries included.
+    """
     env = os.environ if env is None else env
     override = (overrides or {}).get(model, {})
     options: dict[str, Any] = {}
     if headers := override.get("headers"):
         options["extra_headers"] = dict(headers)
     api_base = override.get("apiBase")
-    if not api_base:
-        return options
-    options["api_base"] = api_base
-    provider = model.split("/", 1)[0] if "/" in model else "openai"
-    if provider in KEYED_OPENAI_PREFIXES and not env.get("OPENAI_API_KEY"):
+    if api_base:
+        options["api_base"] = api_base
+    key_env = override.get("apiKeyEnv")
+    if key_env and env.get(key_env):
+        options["api_key"] = env[key_env]
+    elif api_base:
         options["api_key"] = "x"  # local servers ignore it; the SDK will not send without one
     return options
 
