@@ -467,3 +467,23 @@ async def test_head_tail_short_summary_runs_beside_the_notes():  # issue 11 item
     # It reads the middle and the tail (the messages), not the notes being written.
     (short_prompt,) = [c.prompt for c in fake.calls if is_short_summary_prompt(c.prompt)]
     assert "request 5" in short_prompt and "done 11" in short_prompt and "NOTES" not in short_prompt
+
+
+def test_the_last_assistant_message_with_text_stays_in_the_tail():  # Hermes §2.3 step 6, #29824
+    path = _turn(0, 400)[:3]  # the one request is in the protected head
+    path += [
+        f.assistant("", [f.tool_call("bash", {"command": "setup"}, "s")]),
+        f.tool_result("s", "bash", "o" * 800),
+    ]
+    path.append(f.assistant("here is my plan: first the parser, then the docs " + "p" * 400))
+    for n in range(20):  # a long silent tool run after it
+        call = f"s{n}"
+        path += [
+            f.assistant("", [f.tool_call("bash", {"command": f"step {n}"}, call)]),
+            f.tool_result(call, "bash", "o" * 3_200),
+        ]
+    path = f.chain(path)
+    plan = _plan(path)
+    spoken = next(i for i, e in enumerate(path) if "here is my plan" in message_text(e["message"]))
+    assert plan.first_kept_index == spoken
+    assert plan.head_entry_ids == _ids(path, 0, 3) and plan.summarize_entry_ids == _ids(path, 3, 5)

@@ -387,6 +387,13 @@ def _is_request(message: Message) -> bool:
     )
 
 
+def _visible_text(message: Message) -> bool:
+    return any(
+        isinstance(b, dict) and b.get("type") == "text" and (b.get("text") or "").strip()
+        for b in message.get("content") or ()
+    )
+
+
 def _group_start(items: Sequence[_Item], i: int) -> int:
     """The assistant that holds the calls of the tool-result run containing ``i`` (``i`` otherwise)."""
     j = i
@@ -442,6 +449,12 @@ def _tail_cut(items: Sequence[_Item], head_end: int, budget: int, protect_last_n
         cut = request + 1
         if cut < n and _role(items[cut]) == "assistant":
             cut += 1
+    # Hermes §2.3 step 6 (#29824): the last assistant message with visible text stays in the tail (else
+    # the last assistant message), so the model still sees what it last told the user.
+    assistants = [i for i in range(n) if _role(items[i]) == "assistant"]
+    spoken = [i for i in assistants if _visible_text(items[i].message)] or assistants
+    if spoken and head_end < spoken[-1] < cut:
+        cut = spoken[-1]
     cut = _skip_results(items, max(cut, head_end + 1))
 
     # The bridge rule: open the tail with the assistant turn before the request, not the request.
