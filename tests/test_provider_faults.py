@@ -123,7 +123,9 @@ async def test_a_bare_status_reaches_the_overflow_detector(fake_openai: FakeOpen
     assert is_context_overflow(done.message)  # the stored message is recognised again after a reload
 
 
-async def test_a_bare_413_compacts_and_retries_in_the_session(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+async def test_a_bare_413_compacts_and_retries_in_the_session(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
     settings = make_settings(fake_openai, compaction={"keepRecentTokens": 50}).model_copy(
         update={"summary_model": "openai/summarizer"}
     )

@@ -51,3 +51,30 @@ async def test_an_unset_api_key_env_sends_no_other_key(
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_SECRET)
     header = await ask(fake_openai, {"apiKeyEnv": "NOT_SET_ANYWHERE"}, {"OPENAI_API_KEY": OPENAI_SECRET})
     assert OPENAI_SECRET not in header
+
+
+async def test_a_key_echoed_in_an_error_is_redacted_everywhere_it_is_kept(
+    tmp_path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.agent_helpers import Recorder, make_session, make_settings, messages_on_path
+    from tui.agent.events import Notice
+
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_SECRET)
+    gateway_key = "gw-0123456789abcdef"  # no key shape, and a variable name the scrubber does not know
+    settings = make_settings(fake_openai, retry={"enabled": False})
+    settings.models[MODEL] = settings.models[MODEL].model_copy(update={"api_key_env": "MY_GATEWAY"})
+    session = make_session(tmp_path, settings)
+    session.provider.env = {"MY_GATEWAY": gateway_key}
+    events = Recorder()
+    session.subscribe(events)
+    echo = f"Incorrect API key provided: {gateway_key}. Also tried {OPENAI_SECRET}."
+    fake_openai.queue(Reply.error(400, {"error": {"message": echo}}))
+    await session.prompt("hi")
+    assert fake_openai.hits[-1].headers["Authorization"] == f"Bearer {gateway_key}"
+    stored = messages_on_path(session.store)[-1]
+    assert stored["stopReason"] == "error" and "[redacted]" in stored["errorMessage"]
+    session.store.close()
+    on_disk = (tmp_path / "session.jsonl").read_text()
+    shown = " ".join(e.text for e in events.of(Notice))
+    for secret in (gateway_key, OPENAI_SECRET):
+        assert secret not in on_disk and secret not in shown and secret not in stored["errorMessage"]

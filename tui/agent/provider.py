@@ -23,7 +23,7 @@ from typing import Any
 import prompts
 from tui.agent import model_info
 from tui.agent.assistant_builder import AssistantBuilder
-from tui.agent.errors import UNBOUNDED_DELAY_MS, RetryableError, classify
+from tui.agent.errors import UNBOUNDED_DELAY_MS, ProviderError, RetryableError, classify
 from tui.agent.litellm_loader import load_litellm_async
 from tui.agent.offline import is_offline, register_offline_provider
 from tui.agent.openai_format import to_openai_messages, to_openai_tools
@@ -37,6 +37,7 @@ from tui.agent.stream_events import (
     ThinkingDelta,
     UsageUpdate,
 )
+from tui.export.redact import MIN_SECRET_VALUE_CHARS, Scrubber, secret_env_values
 
 
 class Provider:
@@ -88,7 +89,7 @@ class Provider:
                     yielded = True
                     yield event
             except Exception as exc:  # CancelledError is a BaseException and passes straight through
-                error = classify(exc, model)
+                error = _redacted(classify(exc, model), request)
             else:
                 if attempt:
                     yield RetryFinished(success=True, attempt=attempt)
@@ -247,6 +248,23 @@ def _from_server(chunk: Any) -> bool:
 
 class StreamStalledError(TimeoutError):
     """No chunk arrived within ``retry.provider.streamIdleTimeoutMs``: retried like a dropped connection."""
+
+
+def _redacted(error: ProviderError, request: Mapping[str, Any]) -> ProviderError:
+    """The error with every secret taken out of its text, before it is stored, shown or summarised.
+
+    A provider may echo the key it was sent ("Incorrect API key provided: sk-..."): the exports' scrubber
+    removes key shapes and secret-named variables, and the key this request carried is removed too,
+    whatever the name of the variable it came from (``apiKeyEnv``).
+    """
+    secrets = set(secret_env_values())
+    sent = request.get("api_key")
+    if isinstance(sent, str) and len(sent) >= MIN_SECRET_VALUE_CHARS:
+        secrets.add(sent)
+    scrub = Scrubber(sorted(secrets, key=len, reverse=True))
+    error.message = scrub(error.message)
+    error.args = (error.message,)
+    return error
 
 
 def _seconds(ms: int | None) -> str:
