@@ -512,3 +512,34 @@ async def test_a_reference_error_text_is_redacted_before_it_is_stored_or_shown(
     assert key not in json.dumps(entry)
     assert all(key not in (e.answer.error or "") for e in events.of(MoaReferenceEnd))
     assert all(key not in n.text for n in events.of(Notice))
+
+
+async def test_a_retry_after_an_overflow_keeps_the_drafts_of_the_turn(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.script(SERVED[REF_A], Reply.text_reply("first draft"), Reply.text_reply("the useful draft"))
+    fake_openai.script(
+        "fake",
+        Reply.text_reply("answer one " + "a" * 8_000, chunk_size=4096, usage=(1000, 50)),
+        Reply.context_overflow(),
+        Reply.text_reply("answer after the retry", usage=(500, 5)),
+    )
+    settings = moa_settings(fake_openai, [REF_A])
+    settings = settings.model_copy(
+        update={
+            "compaction": settings.compaction.model_copy(
+                update={"keep_recent_tokens": 20, "auto_continue": False}
+            )
+        }
+    )
+
+    async def summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
+        return "SUMMARY"
+
+    session = make_session(tmp_path, settings, summarize=summarize)
+    await run_turn(session, "first question " + "q" * 4_000)
+    await run_turn(session, "second question")
+
+    overflowed, retried = fake_openai.hits_for("fake")[1:3]
+    assert "the useful draft" in request_text(overflowed.body)
+    assert "the useful draft" in request_text(retried.body)

@@ -445,7 +445,7 @@ class AgentSession:
                     self._emit(BudgetUpdate(budget.used, budget.max_total))
                 else:
                     self._append_auto_continue()
-                outcome = await self._stream(budget)
+                outcome = await self._stream(budget, moa)  # the turn's drafts stay with its retries
         except asyncio.CancelledError:
             self._emit(TurnEnd("aborted", None))
             raise
