@@ -103,6 +103,62 @@ def _shown_prefix(row: Any, columns: int) -> str:
     return "…" + row.prefix_tail(columns - 1)
 
 
+def _painter(console: Any) -> Callable[[str, str], str]:
+    """``paint(text, style)``: the text with the escape codes rich's console would give it."""
+    from rich.style import Style
+
+    system, no_color = console._color_system, console.no_color
+    styles: dict[str, Any] = {}
+
+    def paint(text: str, style: str) -> str:
+        if not text or not style or system is None:
+            return text
+        rich_style = styles.get(style)
+        if rich_style is None:
+            rich_style = Style.parse(style)
+            rich_style = styles[style] = rich_style.without_color if no_color else rich_style
+        return rich_style.render(text, color_system=system)
+
+    return paint
+
+
+def _crop_pieces(paint: Callable[[str, str], str], width: int, pieces: list[tuple[str, str]]) -> str:
+    """Styled pieces on one line, cut at ``width`` cells (rich's ``crop=True``)."""
+    from rich.cells import cell_len, set_cell_size
+
+    out, used = [], 0
+    for text, style in pieces:
+        if not text:
+            continue
+        size = cell_len(text)
+        if used + size > width:
+            text = set_cell_size(text, width - used) if width > used else ""
+            out.append(paint(text, style))
+            break
+        out.append(paint(text, style))
+        used += size
+    return "".join(out)
+
+
+def _tree_line(paint: Callable[[str, str], str], width: int, row: Any, prefix: str) -> str:
+    from rich.cells import cell_len, set_cell_size
+
+    pieces = [(prefix, "bright_black")]
+    if row.on_active_path:
+        pieces.append(("• ", "green"))
+    if row.label:
+        pieces.append((f"[{flat(sanitize(row.label))}] ", "yellow"))
+    suffix = "  ← active" if row.is_leaf else ""
+    body = flat(sanitize(row.text))  # one line per row
+    # Crop the entry text, not the markers, to the terminal width.
+    room = max(8, width - sum(cell_len(t) for t, _ in pieces) - cell_len(suffix))
+    if cell_len(body) > room:
+        body = set_cell_size(body, room - 1) + "…"
+    pieces.append((body, _ROW_STYLES.get(row.kind, "")))
+    pieces.append((suffix, "bold green"))
+    return _crop_pieces(paint, width, pieces)
+
+
 def cmd_tree(args: argparse.Namespace) -> int:
     from tui.session.tree_view import render_tree
 
@@ -127,27 +183,16 @@ def cmd_tree(args: argparse.Namespace) -> int:
             ]
         )
         return 0
-    from rich.text import Text
-
     console = _console()
     # A deep tree's prefix is wider than any terminal: its left end is elided, so each row costs the
     # terminal's width and not the tree's depth.
     prefix_columns = max(8, console.width - 30)
-    lines: list[Text] = []
-    for row in rows:
-        line = Text(_shown_prefix(row, prefix_columns), style="bright_black")
-        if row.on_active_path:
-            line.append("• ", style="green")
-        if row.label:
-            line.append(f"[{flat(sanitize(row.label))}] ", style="yellow")
-        suffix = Text("  ← active", style="bold green") if row.is_leaf else Text("")
-        body = Text(flat(sanitize(row.text)), style=_ROW_STYLES.get(row.kind, ""))  # one line per row
-        # Crop the entry text, not the markers, to the terminal width.
-        body.truncate(max(8, console.width - line.cell_len - suffix.cell_len), overflow="ellipsis")
-        lines.append(line + body + suffix)
-    lines.append(Text(f"({len(rows)} rows)", style="bright_black"))
-    # One print for the whole tree: a print per row spent more in rich's per-call work than in the rows.
-    console.print(Text("\n").join(lines), no_wrap=True, crop=True)
+    paint = _painter(console)
+    out = [_tree_line(paint, console.width, row, _shown_prefix(row, prefix_columns)) for row in rows]
+    out.append(_crop_pieces(paint, console.width, [(f"({len(rows)} rows)", "bright_black")]))
+    # Written at once, styled as rich would: rich's per-row Text and print took most of the command's time.
+    console.file.write("\n".join(out) + "\n")
+    console.file.flush()
     return 0
 
 
