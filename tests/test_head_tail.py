@@ -261,6 +261,9 @@ def test_causal_coupling_pins_the_request_when_it_cannot_open_the_tail():
     assert plan.pinned_entry_ids == [path[0]["id"]]
     assert plan.protected_messages == [path[0]["message"]]
     assert plan.summarize_entry_ids[0] == path[0]["id"]
+    # In the protected copy or in the summary, not both.
+    assert all(m is not path[0]["message"] for m in plan.messages_to_summarize)
+    assert len(plan.messages_to_summarize) == len(plan.summarize_entry_ids) - 1
 
 
 def test_too_small_and_already_compacted_are_skips():
@@ -487,3 +490,12 @@ def test_the_last_assistant_message_with_text_stays_in_the_tail():  # Hermes §2
     spoken = next(i for i, e in enumerate(path) if "here is my plan" in message_text(e["message"]))
     assert plan.first_kept_index == spoken
     assert plan.head_entry_ids == _ids(path, 0, 3) and plan.summarize_entry_ids == _ids(path, 3, 5)
+
+
+async def test_fallback_takes_the_goal_from_the_protected_head(tmp_path):
+    store = _store(tmp_path, _session(turns=12, size=400))
+    result = await _compact(store, RecordingSummarizer(fail=RuntimeError("down")))
+    assert isinstance(result, CompactionResult) and result.summary_source == "fallback"
+    notes = result.entry["summary"][result.entry["details"]["kompakt"]["headChars"] :]
+    objective = notes.split("## Objective\n", 1)[1].split("\n", 1)[0]
+    assert objective.startswith("request 0 ")  # the head's request, not the first one in the middle

@@ -202,6 +202,7 @@ def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
         modified_files=modified_files,
         previous_summary=plan.previous_summary,
         reason=reason,
+        head=plan.head_messages if isinstance(plan, HeadTailPlan) else (),
     )
     return PlanSummary(
         finish_summary(text, read_files, modified_files, compacted), None, read_files, modified_files

@@ -76,9 +76,13 @@ def build_fallback_summary(
     modified_files: Sequence[str] = (),
     previous_summary: str | None = None,
     reason: str = "unknown error",
+    head: Sequence[Message] = (),
 ) -> str:
-    """The fallback notes for ``messages`` (the compacted history and turn prefix), at most 8,000 chars."""
+    """The fallback notes for ``messages`` (the compacted history and turn prefix), at most 8,000 chars.
+
+    ``head`` is head-tail's protected head: the goal is its first user message when it has one."""
     users = _user_texts(messages)
+    goals = _user_texts(head) or users
     none = prompts.load("summary_fallback_none")
     previous = ""
     if previous_summary:
@@ -87,7 +91,7 @@ def build_fallback_summary(
         )
     text = prompts.render(
         "summary_fallback",
-        goal=shorten(users[0], GOAL_CHARS) if users else none,
+        goal=shorten(goals[0], GOAL_CHARS) if goals else none,
         reason=shorten(_collapse(reason), 300),
         count=str(len(messages)),
         tools=_listed(_tool_lines(messages)),

@@ -557,7 +557,8 @@ def plan_head_tail(
         pinned_messages=[item.message for item in pinned],
         summarize_entry_ids=[item.entry_id for item in middle],
         summarize_indices=[item.index for item in middle],
-        messages_to_summarize=[item.message for item in middle],
+        # A pinned request is copied word for word beside the notes: it is not summarised as well.
+        messages_to_summarize=[item.message for item in middle if item not in pinned],
         kept_entry_ids=[item.entry_id for item in tail],
         recent_messages=[item.message for item in tail],
         entry_tokens={item.entry_id: item.tokens for item in items},

@@ -75,7 +75,7 @@ async def summarize_head_tail(
         additional_context=additional_context,
         prompt_override=prompt_override or base_prompt(plan),
     )
-    story = [*plan.head_messages, *plan.messages_to_summarize, *plan.recent_messages]
+    story = [*plan.head_messages, *plan.pinned_messages, *plan.messages_to_summarize, *plan.recent_messages]
 
     def short_job() -> Awaitable[str]:
         return generate_short_summary(
