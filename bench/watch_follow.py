@@ -61,7 +61,7 @@ async def follow(path: Path, count: int, seconds: float) -> dict[str, float]:
             nonlocal updates, shown_at
             await original(result)
             updates += 1
-            if len(screen.kapp.session.store.entries) >= count:
+            if len(screen.app.session.store.entries) >= count:
                 shown_at = shown_at or time.time()
 
         screen._followed = counted  # type: ignore[method-assign]

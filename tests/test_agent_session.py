@@ -24,12 +24,12 @@ from tui.agent.events import (
     RetryScheduled,
     StateChange,
 )
-from tui.agent.hooks import HookRunner
 from tui.agent.offline import OFFLINE_MODEL, offline_reply
 from tui.agent.session import AUTO_CONTINUE_TYPE, AgentBusyError, AgentSession
 from tui.compaction.engine import CompactionResult, CompactionSkip
 from tui.compaction.tokens import estimate_context_tokens, sum_tokens
 from tui.config.model import Settings
+from tui.hooks import HookRunner
 from tui.session.context import message_text
 from tui.session.entries import now_ms
 from tui.session.store import SessionStore

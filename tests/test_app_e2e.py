@@ -191,7 +191,7 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_
         await wait_until(pilot, lambda: screen.agent.is_busy, "the command to start")
         assert "esc cancels" in screen.status.message
         await type_prompt(pilot, "typed during the command")
-        assert screen._queued == ["typed during the command"]
+        assert screen.queued_prompts == ["typed during the command"]
         await pilot.press("escape")
         store = screen.agent.store
         await wait_idle(pilot, app, lambda: assistant_texts(store), "the queued prompt's reply")
@@ -340,7 +340,7 @@ async def test_messages_typed_during_a_branch_summary_go_out_after_the_navigatio
         screen.prompt.focus()
         screen.prompt.text = "typed while summarising"
         await pilot.press("enter")
-        assert screen._queued == ["typed while summarising"]
+        assert screen.queued_prompts == ["typed while summarising"]
         await wait_until(
             pilot, lambda: any(e["type"] == "branch_summary" for e in store.entries), "the summary entry"
         )
@@ -355,7 +355,7 @@ async def test_messages_typed_during_a_branch_summary_go_out_after_the_navigatio
         )
         path = [e["type"] for e in store.get_branch()]
         assert path[-3:] == ["branch_summary", "message", "message"]  # summary, the queued prompt, its reply
-        assert screen._queued == []
+        assert screen.queued_prompts == []
 
 
 async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake_openai) -> None:

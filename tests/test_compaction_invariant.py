@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 from tests import factories as f
 from tests.compaction_helpers import compaction_settings, msg
-from tui.agent.hooks import SESSION_BEFORE_COMPACT, HookRunner
 from tui.agent.navigation import navigate_tree
 from tui.compaction.context_size import context_size
 from tui.compaction.engine import CompactionResult, compact_session, compaction_due
 from tui.compaction.head_tail import HeadTailPlan
+from tui.hooks import SESSION_BEFORE_COMPACT, HookRunner
 from tui.session.store import SessionStore
 
 _sizes = st.integers(min_value=0, max_value=6_000)

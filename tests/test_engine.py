@@ -25,14 +25,15 @@ from tests.compaction_helpers import (
     scripted,
 )
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
-from tui.agent.hooks import HookRunner
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
+from tui.agent.summary_model import provider_summarize_fn
 from tui.compaction.boundary import tokens_before
 from tui.compaction.engine import CompactionResult, CompactionSkip, compact_session
 from tui.compaction.errors import CompactionCancelled, SummaryError
 from tui.compaction.summarizer import end_marker
-from tui.compaction.summary_sources import provider_summarize_fn, remote_summarize_fn
+from tui.compaction.summary_sources import remote_summarize_fn
+from tui.hooks import HookRunner
 from tui.session.entries import PRUNE_CUSTOM_TYPE
 from tui.session.store import SessionStore
 
@@ -485,7 +486,7 @@ async def test_an_unreachable_remote_endpoint_falls_back(tmp_path, remote):
 
 def test_summary_reasoning_follows_the_thinking_level_for_reasoning_models_only():
     # pi 0.73.1 (delta A.4): the session's level, for a reasoning model, and never at "off".
-    from tui.compaction.summary_sources import summary_reasoning_effort
+    from tui.agent.summary_model import summary_reasoning_effort
 
     assert summary_reasoning_effort("openai/o3-mini", "medium") == "medium"
     assert summary_reasoning_effort("openai/o3-mini", "xhigh") == "xhigh"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import tui.agent.hooks as hooks_module
-from tui.agent.hooks import HookError, HookRunner
+import tui.hooks as hooks_module
+from tui.hooks import HookError, HookRunner
 
 
 @pytest.fixture

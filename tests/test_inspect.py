@@ -20,9 +20,9 @@ from tests.compaction_helpers import (
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
+from tui.agent.summary_model import provider_summarize_fn
 from tui.compaction.engine import CompactionDraft, commit_draft, compact_session, draft_compaction
 from tui.compaction.inspect import NotACompaction, compactions_on, inspect_compaction
-from tui.compaction.summary_sources import provider_summarize_fn
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import entry_to_message
 from tui.session.store import SessionStore

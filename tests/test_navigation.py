@@ -10,12 +10,12 @@ import prompts
 from tests import factories as f
 from tests.compaction_helpers import RecordingSummarizer, compaction_settings, msg, new_store
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
-from tui.agent.hooks import HookRunner
 from tui.agent.navigation import navigate_tree
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
+from tui.agent.summary_model import provider_summarize_fn
 from tui.compaction.errors import SummaryError
-from tui.compaction.summary_sources import provider_summarize_fn
+from tui.hooks import HookRunner
 from tui.session.entries import LEAF_CUSTOM_TYPE, is_custom
 from tui.session.store import SessionStore
 

@@ -21,7 +21,7 @@ from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
 from tui.agent.session import AUTO_CONTINUE_TYPE
 from tui.launch import Launch
 from tui.screens.help import help_markdown
-from tui.screens.main import chat_entries
+from tui.session.display import displayed_entries as chat_entries
 from widgets.chat_messages import UserMessage
 
 SIZE = (120, 40)

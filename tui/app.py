@@ -27,6 +27,8 @@ from tui.launch import Launch, OpenedSession, open_session
 if TYPE_CHECKING:
     from tui.config import Settings, SettingsError
     from tui.config.loader import LoadResult
+    from tui.screens.main import MainScreen
+    from tui.session.store import SessionStore
 
 
 def _as_toml(value: object) -> str:
@@ -65,6 +67,7 @@ def quick_ui_setting(key: str) -> object:
 class KompaktApp(App[None]):
     """kompakt: a tree-shaped LLM session with live, inspectable compaction."""
 
+    main: MainScreen  # the default screen, made by get_default_screen
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "kompakt"
     ENABLE_COMMAND_PALETTE = True
@@ -95,22 +98,22 @@ class KompaktApp(App[None]):
     # --- start-up -------------------------------------------------------------------------------
     # The first frame shows the session's chat and the prompt; settings (pydantic), the agent, the
     # timeline and the status follow right after it, and litellm loads in a thread after that.
+    def get_default_screen(self) -> Screen[Any]:
+        """The main screen is the default one; the app keeps it as :attr:`main` (typed, no stack search)."""
+        from tui.screens.main import MainScreen  # here only: the screen module imports this one
+
+        self.main = MainScreen()
+        return self.main
+
     def on_mount(self) -> None:
         theme = quick_ui_setting("theme")
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
-        from tui.screens.main import MainScreen
-
-        self.push_screen(MainScreen())
         self.call_after_refresh(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:
         self.load_settings()
-        from tui.screens.main import MainScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                await screen.finish_start()
+        await self.main.finish_start()
         if self.start_background:
             self.load_litellm()
             self.run_worker(
@@ -164,11 +167,26 @@ class KompaktApp(App[None]):
 
     def open_launch(self, launch: Launch) -> OpenedSession:
         """Open the store for ``launch`` and make it the current session (closing the previous one)."""
-        opened = open_session(launch)
+        return self.use_session(launch, open_session(launch))
+
+    def use_session(self, launch: Launch, opened: OpenedSession) -> OpenedSession:
+        """Make ``opened`` (for ``launch``) the current session, closing the previous one."""
         if self.session is not None:
             self.session.store.close()
         self.launch, self.session = launch, opened
         return opened
+
+    @property
+    def store(self) -> SessionStore:
+        """The open session's store (there is one from the first frame on)."""
+        assert self.session is not None
+        return self.session.store
+
+    @property
+    def current_settings(self) -> Settings:
+        """The settings in force (loaded right after the first frame)."""
+        assert self.settings is not None
+        return self.settings
 
     def notify(
         self,
@@ -249,35 +267,11 @@ class KompaktApp(App[None]):
             timeout=12,
         )
 
-    def on_session_tree_view_label_requested(self, message: Any) -> None:
-        """Shift+L in the full-screen tree: that screen is not under the main screen, so its message
-        bubbles here; the main screen owns the store and labels as it does for its own pane."""
-        from tui.screens.main import MainScreen
-
-        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
-        if main is not None:
-            main.label_requested(message)
-
-    def on_session_tree_view_compaction_action_requested(self, message: Any) -> None:
-        """Shift+U in the full-screen tree: handled by the main screen, as for Shift+L."""
-        from tui.screens.main import MainScreen
-
-        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
-        if main is not None:
-            main.compaction_action_requested(message)
-
     def on_settings_screen_saved(self, message: Any) -> None:
         """The settings screen saved: apply at once (the watcher ignores our own write)."""
         from tui.config.watcher import diff_settings
 
         self._settings_reloaded(message.settings, diff_settings(self.settings, message.settings))
-
-    def on_settings_screen_what_if(self, message: Any) -> None:
-        from tui.screens.main import MainScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.show_what_if(message.keep_recent_tokens, message.reserve_tokens)
 
     # --- commands and help ----------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -292,6 +292,11 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     # Appending -------------------------------------------------------------------------------------
 
+    def shows_entry(self, entry_id: str | None) -> bool:
+        """Whether the entry is in the chat already (a redraw of the whole path may have drawn it before
+        the event that announces it arrived)."""
+        return entry_id is not None and any(item.entry_id == entry_id for item in reversed(self._items))
+
     async def add_message(self, entry_or_message: Entry | Message) -> ChatMessage | None:
         """Append one entry or context message; a tool result joins its call when that is shown."""
         message, entry_id = as_message(entry_or_message)

@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.session.entries import Entry, is_custom
-
-MOA_CUSTOM_TYPE = "kompakt.moa"
+from tui.session.entries import MOA_CUSTOM_TYPE, Entry, is_custom
 
 
 @dataclass(frozen=True, slots=True)

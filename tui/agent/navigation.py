@@ -17,7 +17,6 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tui.agent.hooks import SESSION_BEFORE_TREE, SESSION_TREE
 from tui.compaction.branch_summary import (
     BranchSummary,
     collect_entries_for_branch_summary,
@@ -25,11 +24,12 @@ from tui.compaction.branch_summary import (
     prepare_branch_entries,
 )
 from tui.compaction.summarizer import SummarizeFn
+from tui.hooks import SESSION_BEFORE_TREE, SESSION_TREE
 from tui.session.entries import Entry
 
 if TYPE_CHECKING:
-    from tui.agent.hooks import HookRunner
     from tui.config.model import Settings
+    from tui.hooks import HookRunner
     from tui.session.store import SessionStore
 
 

@@ -41,7 +41,6 @@ from tui.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from tui.agent.hooks import COMPACTION_END, COMPACTION_START, HookRunner
 from tui.agent.loop import AgentLoop, LoopOutcome
 from tui.agent.moa import (
     MixtureOfAgents,
@@ -62,6 +61,8 @@ from tui.agent.session_settings import (
     entry_data,
     read_overrides,
 )
+from tui.agent.summary_model import AUTO as AUTO_REASONING
+from tui.agent.summary_model import provider_summarize_fn
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
 from tui.compaction.breakdown import ContextBreakdown, context_breakdown
@@ -80,8 +81,6 @@ from tui.compaction.errors import CompactionCancelled, CompactionFailed
 from tui.compaction.head_tail import HeadTailConfig
 from tui.compaction.hook_payload import compaction_result_payload
 from tui.compaction.summarizer import SummarizeFn
-from tui.compaction.summary_sources import AUTO as AUTO_REASONING
-from tui.compaction.summary_sources import provider_summarize_fn
 from tui.compaction.tokens import (
     assistant_usage,
     calculate_context_tokens,
@@ -89,14 +88,15 @@ from tui.compaction.tokens import (
     sum_tokens,
 )
 from tui.config.model import Settings
+from tui.hooks import COMPACTION_END, COMPACTION_START, HookRunner
 from tui.session.context import context_from_path
-from tui.session.entries import Entry, Message, iso_to_ms, now_ms
+from tui.session.entries import AUTO_CONTINUE_TYPE, Entry, Message, iso_to_ms, now_ms
 from tui.session.store import SessionStore
 
 Subscriber = Callable[[AgentEvent], None]
 T = TypeVar("T")
 
-AUTO_CONTINUE_TYPE = "kompakt.auto_continue"
+
 _RETRY = "retry"
 _CONTINUE = "continue"
 _FAILURE_PREFIX = {
@@ -926,6 +926,28 @@ class AgentSession:
             message["excludeFromContext"] = True
         self._append(message)
         return message
+
+    # --- edits the UI makes to the session (the store announces each one) --------------------
+    def label(self, entry_id: str, text: str | None) -> None:
+        """Label ``entry_id`` (an empty text clears its label)."""
+        self.store.append_label(entry_id, text or None)
+
+    def rename(self, name: str) -> None:
+        self.store.append_session_info(name)
+
+    def branch_before(self, entry_id: str) -> None:
+        """Edit and resend: move the leaf to just before ``entry_id`` (no leaf for a first message), so
+        that the edited text starts a new branch and the original stays in the tree."""
+        parent = self.store.tree.parent_of(entry_id)
+        if parent is None:
+            self.store.reset_leaf()
+        else:
+            self.store.branch(parent)
+
+    def show(self, entry_id: str) -> None:
+        """Move the leaf without writing anything (a read-only session is navigated for reading only)."""
+        self.store.get(entry_id)
+        self.store.leaf_id = entry_id
 
     # --- figures for the UI -----------------------------------------------------------------
     def context_breakdown(self) -> ContextBreakdown:

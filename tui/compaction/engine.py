@@ -49,8 +49,8 @@ from tui.session.context import context_from_path
 from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry
 
 if TYPE_CHECKING:
-    from tui.agent.hooks import HookRunner
     from tui.config.model import Settings
+    from tui.hooks import HookRunner
     from tui.session.store import SessionStore
 
 Reason = Literal["manual", "threshold", "overflow"]
@@ -298,8 +298,8 @@ async def draft_compaction(
     A skip carries the pruning that the caller may still apply (``CompactionSkip.prune``).
     ``summary_model`` is only recorded (``details.kompakt.model``) when the model wrote the summary.
     """
-    from tui.agent.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACTING
     from tui.compaction.hook_payload import preparation_payload
+    from tui.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACTING
 
     started = time.monotonic()
     progress = on_progress or (lambda phase: None)
@@ -466,7 +466,7 @@ async def commit_draft(
 
     Raises :class:`StaleDraft` when the leaf moved since the draft was made (its plan no longer fits).
     """
-    from tui.agent.hooks import SESSION_COMPACT
+    from tui.hooks import SESSION_COMPACT
 
     if store.leaf_id != draft.leaf_id:
         raise StaleDraft("the session changed after this compaction was previewed; preview it again")

@@ -1,11 +1,11 @@
-"""Where summary text comes from: the model through the provider, or a remote summary endpoint.
+"""Where summary text comes from besides the model: a remote summary endpoint, and the meter of summary calls.
 
-Both return a :data:`~tui.compaction.summarizer.SummarizeFn`, the one shape the summarizer calls:
-``(system_prompt, user_prompt, max_tokens) → text``. The provider adapter streams one completion and
-raises :class:`SummaryError` with the classified provider message when it fails. The remote adapter is
+A :data:`~tui.compaction.summarizer.SummarizeFn` is the one shape the summarizer calls:
+``(system_prompt, user_prompt, max_tokens) → text``. The model's adapter lives with the provider it
+streams from (:mod:`tui.agent.summary_model`), since the compaction layer never imports the agent. The remote adapter is
 oh-my-pi's ``compaction.remoteEndpoint``: it POSTs ``{systemPrompt, prompt}`` and reads ``{summary,
 shortSummary?}``; a non-2xx status, a body that is not JSON or a missing summary is a
-:class:`SummaryError`. Its answer carries the short summary along, so the engine need not ask again. The provider adapter
+:class:`SummaryError`. Its answer carries the short summary along, so the engine need not ask again. The model's adapter
 counts what its calls cost in a :class:`SummaryMeter` (``summarize.meter``), which the engine stores
 with the compaction for the inspector.
 """
@@ -14,33 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui.compaction.errors import SummaryError
 from tui.compaction.summarizer import RETURNS_SHORT_SUMMARY, SummarizeFn, SummaryText
 
-if TYPE_CHECKING:
-    from tui.agent.provider import Provider
-
 REMOTE_TIMEOUT_S = 300.0
-
-
-def summary_reasoning_effort(model: str, thinking_level: str | None) -> str | None:
-    """pi 0.73.1's rule (delta A.4): the session's thinking level, for a reasoning model, unless "off".
-
-    None (no reasoning option at all) for a model without reasoning, without a level, or at "off".
-    """
-    if not thinking_level or thinking_level == "off":
-        return None
-    from tui.agent.litellm_loader import load_litellm
-
-    try:
-        return thinking_level if load_litellm().supports_reasoning(model=model) else None
-    except Exception:  # unknown and local models: litellm cannot tell, so ask for nothing special
-        return None
-
-
-AUTO = "auto"
 
 
 @dataclass
@@ -69,62 +48,6 @@ class SummaryMeter:
             self.output_tokens - earlier.output_tokens,
             self.cost - earlier.cost,
         )
-
-
-class _ProviderSummarize:
-    """A SummarizeFn that streams from the provider and meters each call (see provider_summarize_fn)."""
-
-    def __init__(
-        self, provider: Provider, model: str, reasoning_effort: str | None, thinking_level: str | None
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.reasoning_effort = reasoning_effort
-        self.thinking_level = thinking_level
-        self.meter = SummaryMeter()
-
-    async def __call__(self, system_prompt: str, prompt: str, max_tokens: int) -> str:
-        from tui.agent.litellm_loader import load_litellm_async
-        from tui.agent.stream_events import Done
-
-        effort = self.reasoning_effort
-        if effort == AUTO:
-            await load_litellm_async()
-            effort = summary_reasoning_effort(self.model, self.thinking_level)
-        limit = min(max_tokens, self.provider.max_output_tokens(self.model))
-        messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
-        done = None
-        async for event in self.provider.stream(
-            messages,
-            model=self.model,
-            system_prompt=system_prompt,
-            max_tokens=limit,
-            reasoning_effort=effort,
-        ):
-            if isinstance(event, Done):
-                done = event
-        if done is not None and isinstance(done.message.get("usage"), dict):
-            self.meter.add(done.message["usage"])  # a failed call may still have been paid for
-        if done is None or done.error is not None:
-            raise SummaryError(str(done.error) if done else "the stream ended without a reply")
-        return "\n".join(b["text"] for b in done.message["content"] if b.get("type") == "text")
-
-
-def provider_summarize_fn(
-    provider: Provider,
-    model: str,
-    *,
-    reasoning_effort: str | None = None,
-    thinking_level: str | None = None,
-) -> SummarizeFn:
-    """Summaries from ``model``; ``max_tokens`` is capped by the model's output limit (pi #4390).
-
-    ``reasoning_effort="auto"`` applies pi's rule (:func:`summary_reasoning_effort`) to ``thinking_level``
-    at the first call, once litellm is loaded, so building the function never imports litellm on the
-    caller's thread. Branch summaries pass neither: they never send a reasoning option (delta B.6). The
-    model's request headers (``models."<name>".headers``) go with every call, as with any request.
-    """
-    return _ProviderSummarize(provider, model, reasoning_effort, thinking_level)
 
 
 def remote_summarize_fn(endpoint_url: str, *, timeout_s: float = REMOTE_TIMEOUT_S) -> SummarizeFn:

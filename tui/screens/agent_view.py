@@ -3,7 +3,9 @@
 :class:`AgentEventView` maps every :mod:`tui.agent.events` type to widget updates with one ``match``; the
 ``assert_never`` arm makes a new event type a type-check error instead of an event the user never sees.
 The main screen hands each event over in one line and keeps routing; what the view needs from the screen
-(notifications, the busy classes, the panes that follow the session) goes through :class:`AgentViewHost`.
+(notifications, the busy classes, the status figures) goes through :class:`AgentViewHost`. The panes that
+follow the whole session (the tree, the timeline, a chat redrawn after a compaction) are redrawn by the
+screen when the store announces a change, not here.
 """
 
 from __future__ import annotations
@@ -63,15 +65,8 @@ class AgentViewHost(Protocol):
     def show_busy(self, streaming: bool, compacting: bool) -> None:
         """The agent started or stopped streaming or compacting (the screen's CSS classes follow it)."""
 
-    def session_changed(self) -> None:
-        """Entries were appended or the shown path changed: redraw what follows the session."""
-
     def refresh_status(self) -> None:
         """New usage figures: redraw the status bar."""
-
-    async def reload_chat(self, upto: str | None = None) -> None:
-        """The shown path changed as a whole (a compaction): draw the chat again from the session,
-        leaving out the entries after ``upto``."""
 
 
 class AgentEventView:
@@ -146,7 +141,6 @@ class AgentEventView:
             case TurnEnd():
                 self.status.iteration = 0
                 self._reply = None
-                self.host.session_changed()
             case MoaStart(models=models, aggregator=aggregator):
                 self._moa = await self.chat.begin_moa(models, aggregator)
             case MoaReferenceEnd(index=index, answer=answer):
@@ -178,10 +172,9 @@ class AgentEventView:
             self.timeline.set_streaming_tokens(0)
         elif role == "toolResult":
             await self.chat.add_tool_result(event.message, event.entry_id)
-        else:
+        elif not self.chat.shows_entry(event.entry_id):  # a redraw of the whole path may have drawn it
             # The entry (not just its message) gives the widget its id, for edit-and-resend.
             await self.chat.add_message(self.store.tree.by_id.get(event.entry_id) or event.message)
-        self.host.session_changed()
 
     async def _compaction_end(self, event: CompactionEnd) -> None:
         self.timeline.set_idle()
@@ -191,10 +184,6 @@ class AgentEventView:
             after = f"{(event.tokens_after or 0) / 1000:.1f}k"
             seconds = event.duration_ms / 1000
             self.host.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
-            # The agent ran on while this event waited in the queue: what it appended after the compaction
-            # (the user message, the auto-continue) comes with its own MessageEnd, so draw only up to it (D4).
-            entry = getattr(event.result, "entry", None)
-            await self.host.reload_chat(entry.get("id") if isinstance(entry, dict) else None)
         elif event.outcome == "skip":
             message = event.skip.message if event.skip is not None else "Nothing to compact."
             self.host.notify(message or "Nothing to compact.", title="Compaction skipped")
@@ -206,4 +195,3 @@ class AgentEventView:
             self.host.notify(
                 event.error_message or "Compaction failed.", title="Compaction failed", severity="error"
             )
-        self.host.session_changed()

@@ -93,8 +93,8 @@ async def _open_new(screen: MainScreen, path: object) -> None:
 
     from tui.launch import Launch
 
-    launch = screen.kapp.launch
-    await screen._switch(Launch("open", Path(str(path)), launch.cwd, launch.session_dir))
+    launch = screen.app.launch
+    await screen.switch_session(Launch("open", Path(str(path)), launch.cwd, launch.session_dir))
 
 
 async def fork_from_message(screen: MainScreen) -> bool:
@@ -159,7 +159,7 @@ def export_jsonl(screen: MainScreen, target: str | None) -> None:
         return
     out = Path(target).expanduser() if target else None
     if out is not None and not out.is_absolute():
-        out = screen.kapp.launch.cwd / out
+        out = screen.app.launch.cwd / out
     try:
         path = export_branch_jsonl(agent.store, out, agent.store.leaf_id)
     except OSError as exc:

@@ -24,12 +24,11 @@ async def undo_compaction(screen: MainScreen, compaction_id: str | None) -> bool
     from tui.compaction.inspect import NotACompaction
     from tui.compaction.undo import plan_uncompact, uncompact
     from tui.screens.dialogs import ConfirmDialog
-    from tui.screens.main import chat_entries
 
     agent = screen.agent
     if agent is None:
         return False
-    if screen.kapp.session.read_only:
+    if screen.app.session.read_only:
         screen.notify("This session is open read-only: the leaf cannot be moved.", severity="warning")
         return False
     if agent.is_busy:
@@ -50,9 +49,7 @@ async def undo_compaction(screen: MainScreen, compaction_id: str | None) -> bool
         )
         if not await screen.app.push_screen_wait(ConfirmDialog(question, yes="Undo", no="Keep")):
             return False
-    uncompact(store, plan)
-    await screen.chat.load_messages(chat_entries(store))
-    screen.session_changed()
+    uncompact(store, plan)  # the store's announcement redraws the chat, the tree and the timeline
     from tui.screens.tree_screen import TreeScreen
 
     if isinstance(screen.app.screen, TreeScreen):  # Shift+U in the full-screen tree
@@ -76,7 +73,7 @@ def apply_to_session(screen: MainScreen, values: Mapping[str, Any]) -> bool:
     agent = screen.agent
     if agent is None:
         return False
-    if screen.kapp.session.read_only:
+    if screen.app.session.read_only:
         screen.notify("This session is open read-only: its settings cannot be stored.", severity="warning")
         return False
     try:
@@ -108,7 +105,7 @@ def session_settings_command(screen: MainScreen, argument: str) -> None:
         if not current:
             screen.notify("This session has no settings of its own.")
             return
-        if screen.kapp.session.read_only:
+        if screen.app.session.read_only:
             screen.notify(
                 "This session is open read-only: its settings cannot be cleared.", severity="warning"
             )
@@ -173,7 +170,7 @@ async def preview_compaction_flow(
     agent = screen.agent
     if agent is None:
         return
-    if screen.kapp.session.read_only:
+    if screen.app.session.read_only:
         screen.notify("This session is open read-only: nothing could be written.", severity="warning")
         return
     if agent.is_busy:

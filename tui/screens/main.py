@@ -1,19 +1,25 @@
 """The main screen: the chat, the prompt, the compaction timeline, the session tree and the status bar.
 
-It turns widget messages into agent operations (send, compact, navigate, label, model, settings) and
-agent events into widget updates. Agent work runs in workers; events come back as :class:`AgentEventMessage`
-so that handlers, not workers, touch the widgets.
+It composes the panes, routes messages and owns the prompt queue. Widget messages and commands become
+agent operations (the longer ones live in :mod:`tui.screens.main_commands`, :mod:`~tui.screens.compaction_actions`
+and :mod:`~tui.screens.branch_actions`); every write goes through :class:`~tui.agent.session.AgentSession`.
+The agent's events come back as :class:`AgentEventMessage` and are drawn by
+:class:`~tui.screens.agent_view.AgentEventView`; the store announces every change, and one
+:class:`SessionChanged` handler redraws what follows the session. Failed workers are reported in one place
+(:meth:`MainScreen._worker_changed`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -23,7 +29,10 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from tui import slash
-from tui.launch import Launch, missing_session_cwd, other_session_cwd
+from tui.app import KompaktApp
+from tui.launch import Launch, missing_session_cwd, open_session, other_session_cwd
+from tui.screens import main_commands
+from tui.session.display import displayed_entries
 from tui.session.errors import SessionError
 from widgets.chat_pane import ChatPane
 from widgets.prompt import PromptBox, PromptInput
@@ -35,43 +44,15 @@ from widgets.timeline import CompactionTimeline
 if TYPE_CHECKING:
     from tui.agent.events import AgentEvent
     from tui.agent.session import AgentSession
-    from tui.app import KompaktApp
+    from tui.config import Settings
     from tui.screens.agent_view import AgentEventView
+    from tui.session.store import RefreshResult
 
 
-MOA_CUSTOM_TYPE = "kompakt.moa"
 WELCOME = """kompakt: a conversation that is a tree, with compaction you can watch.
 
 Type a message and press Enter. F2 shows the session tree, F4 the compaction timeline, F5 the settings,
 F1 every key and command. `kompakt --demo` opens a session with branches and compactions to explore."""
-
-
-def chat_entries(store: Any, upto: str | None = None) -> list[dict]:
-    """The entries the chat shows: those behind the context's messages, in context order (the latest
-    compaction's summary first), each preceded by the Mixture-of-Agents record it was answered with.
-
-    ``upto`` leaves out the branch's entries after that one (they are drawn by their own events)."""
-    context = store.build_context()
-    by_id = store.tree.by_id
-    later: set[str] = set()
-    if upto is not None:
-        branch_ids = [e["id"] for e in store.get_branch()]
-        if upto in branch_ids:
-            later = set(branch_ids[branch_ids.index(upto) + 1 :])
-    entries: list[dict] = []
-    for entry_id in context.entry_ids:
-        entry = by_id.get(entry_id) if entry_id else None
-        if entry is None or entry_id in later:
-            continue
-        parent = by_id.get(entry.get("parentId") or "")
-        if (
-            parent is not None
-            and parent.get("type") == "custom"
-            and parent.get("customType") == MOA_CUSTOM_TYPE
-        ):
-            entries.append(parent)
-        entries.append(entry)
-    return entries
 
 
 @dataclass
@@ -79,6 +60,13 @@ class AgentEventMessage(Message):
     """An agent event, delivered to the screen's message queue in order."""
 
     event: AgentEvent
+
+
+class SessionChanged(Message):
+    """The store changed (an append, a leaf move, a reload); a burst of them redraws once."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SessionChanged)
 
 
 # Entry types the chat shows, and how many new ones watch mode still mounts one by one.
@@ -89,6 +77,7 @@ FOLLOW_BATCH = 8
 class MainScreen(Screen[None]):
     """Chat, prompt, timeline, tree pane and status, wired to the agent."""
 
+    app = getters.app(KompaktApp)
     AUTO_FOCUS = "PromptInput"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "toggle_tree", "Tree pane", id="main.toggle_tree", priority=True),
@@ -106,6 +95,7 @@ class MainScreen(Screen[None]):
         "agent": "Error",
         "navigate": "Tree navigation failed",
         "follow": "Watching the session file stopped",
+        "export": "Export failed",
     }
 
     def __init__(self) -> None:
@@ -120,13 +110,11 @@ class MainScreen(Screen[None]):
         self.status = StatusBar(id="status")
         self.agent: AgentSession | None = None
         self.events: AgentEventView | None = None
-        self._queued: list[str] = []
+        self.queued_prompts: list[str] = []
         self._tree_loaded = False
         self._tree_loading = False  # a build is queued behind the next frame
-
-    @property
-    def kapp(self) -> KompaktApp:
-        return self.app  # type: ignore[return-value]
+        self._drawn_path = -1  # the store's path_revision the chat shows
+        self._stop_listening: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -142,37 +130,39 @@ class MainScreen(Screen[None]):
     async def on_mount(self) -> None:
         """First frame: the session's chat and the prompt. The rest waits for :meth:`finish_start`."""
         # Immediate: the agent and the timeline switch to new settings in the same step as the app does.
-        self.kapp.settings_changed.subscribe(self, self._on_settings_changed, immediate=True)
-        self.kapp.litellm_loaded.subscribe(self, self._on_litellm_loaded)
-        self.status.litellm_loading = self.kapp.start_background
+        self.app.settings_changed.subscribe(self, self._on_settings_changed, immediate=True)
+        self.app.litellm_loaded.subscribe(self, self._on_litellm_loaded)
+        self.status.litellm_loading = self.app.start_background
         self.tree_pane.display = False
-        if self.kapp.session is None:
+        if self.app.session is None:
             try:
-                self.kapp.open_launch(self.kapp.launch)
+                self.app.open_launch(self.app.launch)
             except (SessionError, OSError) as exc:
                 self.notify(str(exc), title="Cannot open the session", severity="error", timeout=15)
-                self.kapp.open_launch(Launch("new", cwd=self.kapp.launch.cwd))
+                self.app.open_launch(Launch("new", cwd=self.app.launch.cwd))
         await self._show_chat()
 
     async def finish_start(self) -> None:
         """After the first frame (settings are loaded by then): the agent, timeline, status, watch mode."""
-        opened = self.kapp.session
+        opened = self.app.session
         assert opened is not None
         await self._attach_agent(opened.notices, startup=True)
         if opened.follow:
             self.follow_session()
 
     # --- the session --------------------------------------------------------------------------
-    async def _show_session(self, notices: list[str] = ()) -> None:
-        """(Re)build every pane and the agent for the app's current session (after /new or /resume)."""
-        await self._show_chat()
-        await self._attach_agent(notices)
+    @property
+    def read_only(self) -> bool:
+        return self.app.session is not None and self.app.session.read_only
 
     async def _show_chat(self) -> None:
-        opened = self.kapp.session
+        opened = self.app.session
         assert opened is not None
         store = opened.store
-        await self.chat.load_messages(chat_entries(store))
+        if self._stop_listening is not None:
+            self._stop_listening()
+        self._stop_listening = store.on_change(lambda: self.post_message(SessionChanged()))
+        await self._draw_chat()
         self.prompt.disabled = opened.read_only
         self.prompt.placeholder = (
             f"Read-only: {store.path.name}"
@@ -186,31 +176,36 @@ class MainScreen(Screen[None]):
         if self.tree_pane.display:
             self._load_tree()
 
+    async def _draw_chat(self) -> None:
+        store = self.app.store
+        self._drawn_path = store.path_revision
+        await self.chat.load_messages(displayed_entries(store))
+
     def _show_welcome(self) -> None:
         """The welcome text stands where the chat is while the session has no entries at all."""
-        self.query_one("#welcome").display = not self.kapp.session.store.entries
+        self.query_one("#welcome").display = not self.app.session.store.entries
 
     async def _attach_agent(self, notices: list[str] = (), *, startup: bool = False) -> None:
-        from tui.agent.hooks import HookRunner
         from tui.agent.session import AgentSession
+        from tui.hooks import HookRunner
         from tui.screens.agent_view import AgentEventView
 
-        opened = self.kapp.session
-        assert opened is not None and self.kapp.settings is not None
+        opened = self.app.session
+        assert opened is not None and self.app.settings is not None
         store = opened.store
         if self.agent is not None:
             await self.agent.close()
-        settings = self.kapp.settings
+        settings = self.app.settings
         store.fsync_mode = settings.session.fsync
         hooks = HookRunner.from_settings(settings.hooks.modules, on_error=self._hook_failed)
         # Asked below, once the agent exists; the demo's stored cwd is made up and it works here.
-        missing_cwd = None if self.kapp.launch.mode == "demo" else missing_session_cwd(store)
+        missing_cwd = None if self.app.launch.mode == "demo" else missing_session_cwd(store)
         # Tools work where kompakt started; a session file's cwd only once the user says so (below).
-        workspace = self.kapp.launch.cwd
-        asks = self.kapp.launch.mode != "demo" and not opened.read_only and missing_cwd is None
+        workspace = self.app.launch.cwd
+        asks = self.app.launch.mode != "demo" and not opened.read_only and missing_cwd is None
         other_cwd = other_session_cwd(store, workspace) if asks else None
         self.agent = AgentSession(store, settings, workspace=workspace, ask=self._ask_approval, hooks=hooks)
-        self._queued.clear()
+        self.queued_prompts.clear()
         self.events = AgentEventView(self, store, self.chat, self.timeline, self.status)
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
         self.timeline.display = settings.ui.show_timeline
@@ -257,15 +252,15 @@ class MainScreen(Screen[None]):
 
     def _build_tree(self) -> None:
         self._tree_loading = False
-        if self._tree_loaded or self.kapp.session is None:
+        if self._tree_loaded or self.app.session is None:
             return
-        store = self.kapp.session.store
-        filter_mode = self.kapp.settings.ui.tree_filter_mode if self.kapp.settings else "default"
+        store = self.app.session.store
+        filter_mode = self.app.settings.ui.tree_filter_mode if self.app.settings else "default"
         self.tree_pane.set_session(store.tree, store.leaf_id, filter_mode=filter_mode)
         self._tree_loaded = True
 
     def refresh_timeline(self) -> None:
-        self._fill_preview(self.timeline)
+        self.fill_preview(self.timeline)
 
     def refresh_status(self) -> None:
         if self.agent is None:
@@ -277,10 +272,20 @@ class MainScreen(Screen[None]):
         self.status.context_window = usage.context_window if usage else 0
         self.status.cost = self.agent.cost_total
         self.status.session_settings = bool(self.agent.session_overrides)
-        self.status.max_iterations = self.kapp.settings.agent.max_iterations
+        self.status.max_iterations = self.app.settings.agent.max_iterations
+
+    @on(SessionChanged)
+    async def _session_changed(self, _message: SessionChanged) -> None:
+        """The one redraw after a store change: the whole chat only when the shown path changed."""
+        store = self.app.store
+        if store.path_revision != self._drawn_path:
+            await self._draw_chat()
+        self.sub_title = store.name or store.path.name
+        self.session_changed()
 
     def session_changed(self) -> None:
-        """Entries were appended or the leaf moved: redraw the tree, the timeline and the status."""
+        """Redraw what follows the session: welcome text, tree, timeline, status (the store's own
+        announcement calls this through :class:`SessionChanged`; settings changes call it too)."""
         if self.agent is None:
             return
         self._show_welcome()
@@ -289,7 +294,7 @@ class MainScreen(Screen[None]):
         self.refresh_timeline()
         self.refresh_status()
 
-    def _on_settings_changed(self, payload: tuple[Any, list]) -> None:
+    def _on_settings_changed(self, payload: tuple[Settings, list[Any]]) -> None:
         settings, _changes = payload
         if self.agent is not None:
             self.agent.update_settings(settings)
@@ -341,8 +346,8 @@ class MainScreen(Screen[None]):
         elif parsed.argument.strip():
             if self.agent is not None and self.agent.is_busy:
                 # pi queues what is typed during a run and sends it afterwards.
-                self._queued.append(parsed.argument)
-                self.status.message = f"{len(self._queued)} message(s) queued · esc cancels the run"
+                self.queued_prompts.append(parsed.argument)
+                self.status.message = f"{len(self.queued_prompts)} message(s) queued · esc cancels the run"
             else:
                 self.run_agent("prompt", parsed.argument)
 
@@ -368,19 +373,19 @@ class MainScreen(Screen[None]):
             elif operation == "continue":
                 await self.agent.continue_()
         except Exception:
-            self._send_queued()
+            self.send_queued()
             raise
         else:
-            self._send_queued()
+            self.send_queued()
         finally:
             if operation == "bash":
                 self.status.message = ""
             self.session_changed()
 
-    def _send_queued(self) -> None:
+    def send_queued(self) -> None:
         """What was typed during the run goes out now (also after a failed run), before anything typed later."""
-        if self._queued:
-            queued, self._queued = "\n\n".join(self._queued), []
+        if self.queued_prompts:
+            queued, self.queued_prompts = "\n\n".join(self.queued_prompts), []
             self.status.message = ""
             self.run_agent("prompt", queued)
 
@@ -422,78 +427,29 @@ class MainScreen(Screen[None]):
         elif name == "tree":
             self.action_open_tree()
         elif name == "model":
-            if argument:
-                self._set_model(argument)
-            else:
-                self.action_model()
+            self.action_model(argument)
         elif name == "settings":
             self.action_settings()
         elif name == "label":
-            self._label_leaf(argument)
+            self.action_label(argument)
         elif name == "export":
-            self._export(argument or "html")
+            main_commands.export(self, argument or "html")
         elif name == "new":
             await self.action_new_session()
         elif name == "resume":
             self.action_resume()
         elif name == "name":
-            if self.agent is not None and argument.strip():
-                self.agent.store.append_session_info(argument)
-                self.sub_title = self.agent.store.name or self.agent.store.path.name
-                self.session_changed()
-                self.notify(f"Session name set: {self.agent.store.name}")
-            elif self.agent is not None and self.agent.store.name:  # pi: /name alone shows the name
-                self.notify(f"Session name: {self.agent.store.name}")
-            else:
-                self.notify("Usage: /name <name>", severity="warning")
+            main_commands.rename(self, argument)
         elif name == "moa":
-            self._toggle_moa(argument)
+            main_commands.toggle_moa(self, argument)
         elif name == "help":
             self.app.action_help()
 
-    def _label_leaf(self, text: str) -> None:
+    def action_label(self, text: str = "") -> None:
         if self.agent is None or self.agent.store.leaf_id is None:
             self.notify("Nothing to label yet.", severity="warning")
             return
-        self.agent.store.append_label(self.agent.store.leaf_id, text or None)
-        self.session_changed()
-
-    def _export(self, kind: str) -> None:
-        if self.agent is None or not self.agent.store.exists_on_disk:
-            self.notify("Nothing to export yet.", severity="warning")
-            return
-        from tui.export import export_session
-
-        word, _, target = kind.strip().partition(" ")
-        if word.lower() == "jsonl" or word.lower().endswith(".jsonl"):
-            from tui.screens.branch_actions import export_jsonl
-
-            export_jsonl(self, target.strip() or None if word.lower() == "jsonl" else word)
-            return
-        fmt = {"html": "html", "md": "md", "markdown": "md"}.get(kind.strip().lower())
-        if fmt is None:
-            self.notify("Usage: /export [html|md|jsonl [file]]", severity="warning")
-            return
-        path = export_session(self.agent.store, fmt, leaf_id=self.agent.store.leaf_id)
-        self.notify(f"Wrote {path}", title="Exported")
-
-    def _toggle_moa(self, argument: str) -> None:
-        word = argument.strip().lower()
-        if self.agent is None or word not in ("on", "off"):
-            self.notify("Usage: /moa on|off", severity="warning")
-            return
-        self.agent.set_moa(word == "on")
-        models = (
-            ", ".join(self.kapp.settings.moa.reference_models) or "none configured (set moa.referenceModels)"
-        )
-        self.notify(f"Mixture of Agents {word}. Reference models: {models}")
-
-    def _set_model(self, model: str) -> None:
-        if self.agent is None:
-            return
-        self.agent.set_model(model)
-        self.session_changed()
-        self.notify(f"Model: {model}")
+        self.agent.label(self.agent.store.leaf_id, text)
 
     # --- agent events -------------------------------------------------------------------------
     @on(AgentEventMessage)
@@ -505,36 +461,26 @@ class MainScreen(Screen[None]):
         self.set_class(streaming, "-streaming")
         self.set_class(compacting, "-compacting")
 
-    async def reload_chat(self, upto: str | None = None) -> None:
-        await self.chat.load_messages(chat_entries(self.kapp.session.store, upto))
-
     @on(ChatPane.EditRequested)
-    async def _edit_requested(self, event: ChatPane.EditRequested) -> None:
+    def _edit_requested(self, event: ChatPane.EditRequested) -> None:
         """Edit and resend: branch off just before that user message and put its text in the prompt."""
         event.stop()
-        if self.agent is None or event.entry_id is None or self.kapp.session.read_only:
+        if self.agent is None or event.entry_id is None or self.read_only:
             return
         if self.agent.is_busy:
             self.notify("Wait for the reply to finish (or press Esc) before editing.", severity="warning")
             return
-        store = self.agent.store
-        parent = store.tree.parent_of(event.entry_id)
-        if parent is None:
-            store.reset_leaf()
-        else:
-            store.branch(parent)
-        await self.chat.load_messages(chat_entries(store))
+        self.agent.branch_before(event.entry_id)  # the store's announcement redraws the chat
         self.prompt.text = event.text
         self.prompt.focus()
-        self.session_changed()
         self.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")
 
     # --- the tree -----------------------------------------------------------------------------
     def action_toggle_tree(self) -> None:
         self.tree_pane.display = not self.tree_pane.display
-        if self.tree_pane.display and self.kapp.session is not None:
+        if self.tree_pane.display and self.app.session is not None:
             if self._tree_loaded:
-                leaf = self.kapp.session.store.leaf_id
+                leaf = self.app.session.store.leaf_id
                 self.tree_pane.refresh_tree(leaf)
                 if leaf is not None:
                     self.tree_pane.select(leaf)
@@ -550,8 +496,14 @@ class MainScreen(Screen[None]):
             return
         from tui.screens.tree_screen import TreeScreen
 
-        store = self.agent.store
-        screen = TreeScreen(store.tree, store.leaf_id, filter_mode=self.kapp.settings.ui.tree_filter_mode)
+        store, mode = self.agent.store, self.app.current_settings.ui.tree_filter_mode
+        screen = TreeScreen(
+            store.tree,
+            store.leaf_id,
+            filter_mode=mode,
+            on_label=self.label_requested,
+            on_compaction_action=self.compaction_action_requested,
+        )
         self.app.push_screen(screen, self._tree_chosen)
 
     def _tree_chosen(self, entry_id: str | None) -> None:
@@ -579,20 +531,19 @@ class MainScreen(Screen[None]):
 
     @on(SessionTreeView.LabelRequested)
     def label_requested(self, event: SessionTreeView.LabelRequested) -> None:
-        """Shift+L on a tree row (this screen's pane, or the full-screen tree via the app)."""
+        """Shift+L on a tree row (this screen's pane, or the full-screen tree through its callback)."""
         event.stop()
         from tui.screens.dialogs import LabelDialog
         from tui.screens.tree_screen import TreeScreen
 
-        if self.kapp.session.read_only:
+        if self.read_only:
             self.notify("This session is open read-only: labels cannot be saved.", severity="warning")
             return
 
         def save(label: str | None) -> None:
             if label is None or self.agent is None:
                 return
-            self.agent.store.append_label(event.entry_id, label or None)
-            self.session_changed()
+            self.agent.label(event.entry_id, label)
             if isinstance(self.app.screen, TreeScreen):
                 self.app.screen.pane.refresh_tree()
 
@@ -600,7 +551,7 @@ class MainScreen(Screen[None]):
 
     @on(SessionTreeView.CompactionActionRequested)
     def compaction_action_requested(self, event: SessionTreeView.CompactionActionRequested) -> None:
-        """Shift+U / Shift+I on a tree row (this screen's pane, or the full-screen tree via the app)."""
+        """Shift+U / Shift+I on a tree row (this screen's pane, or the full-screen tree through its callback)."""
         event.stop()
         if event.action == "inspect":
             self.compaction_flow("inspect", event.entry_id)
@@ -640,52 +591,9 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="navigate", exit_on_error=False)
     async def navigate_to(self, entry_id: str) -> None:
-        """pi's "After Enter": ask whether to summarise the branch being left, then move the leaf."""
-        if self.agent is None:
-            return
-        store = self.agent.store
-        if entry_id == store.leaf_id:
-            self.notify("Already at this point")
-            return
-        if self.agent.is_streaming:
-            self.notify(
-                "Wait for the reply to finish (or press Esc) before moving in the tree.", severity="warning"
-            )
-            return
-        settings = self.kapp.settings.branch_summary
-        choice: Any = "none"
-        if settings.enabled and not settings.skip_prompt and not self.kapp.session.read_only:
-            from tui.screens.dialogs import SummarizeBranchDialog
-
-            choice = await self.app.push_screen_wait(SummarizeBranchDialog())
-            if choice is None:
-                self.action_open_tree() if not self.tree_pane.display else None
-                return
-        summarize = choice != "none"
-        instructions = choice[1] if isinstance(choice, tuple) else None
-        if self.kapp.session.read_only:
-            store.leaf_id = entry_id
-            result = None
-        else:
-            # A failure (a rejected key, say) is the worker's to report: see _worker_changed.
-            result = await self.agent.navigate(
-                entry_id, summarize=summarize, custom_instructions=instructions
-            )
-            if result is None or getattr(result, "cancelled", False):
-                self.notify(
-                    "Branch summarization cancelled"
-                    if getattr(result, "aborted", False)
-                    else "Navigation cancelled",
-                    severity="warning",
-                )
-                return
-        await self.chat.load_messages(chat_entries(store))
-        editor_text = getattr(result, "editor_text", None)
-        if editor_text and not self.prompt.text.strip():
-            self.prompt.text = editor_text
-        self.session_changed()
-        self.notify("Navigated to selected point")
-        self._send_queued()  # what was typed during the branch summary goes out now (pi 0.73.1)
+        """pi's "After Enter": see :func:`tui.screens.main_commands.navigate`."""
+        if self.agent is not None:
+            await main_commands.navigate(self, self.agent, entry_id)
 
     # --- the timeline -------------------------------------------------------------------------
     def action_toggle_timeline(self) -> None:
@@ -745,11 +653,11 @@ class MainScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # D5: a read-only session offers no compaction (footer, palette, help) and refuses it.
-        return not (action == "compact" and self.kapp.session is not None and self.kapp.session.read_only)
+        return not (action == "compact" and self.app.session is not None and self.app.session.read_only)
 
     def refuse_read_only(self) -> bool:
         """True (and says so at once, before any model call) when the session is open read-only."""
-        if self.kapp.session is None or not self.kapp.session.read_only:
+        if self.app.session is None or not self.app.session.read_only:
             return False
         self.notify("This session is open read-only: nothing can be written to it.", severity="warning")
         return True
@@ -765,28 +673,9 @@ class MainScreen(Screen[None]):
 
     # --- other screens ------------------------------------------------------------------------
     def action_settings(self) -> None:
-        from tui.screens.settings_screen import SettingsScreen
+        main_commands.open_settings(self)
 
-        kapp = self.kapp
-        if kapp.load_result is None:
-            self.notify(
-                f"{kapp.settings_error}\nFix the file first; the defaults are in force.",
-                title="Settings file is invalid",
-                severity="error",
-            )
-            return
-        user, project = kapp.settings_paths()
-        screen = SettingsScreen(
-            kapp.load_result,
-            user,
-            kapp.ignore_hashes,
-            project_path=project,
-            preview=self._fill_preview,
-            session_values=self.agent.session_overrides.dotted() if self.agent is not None else None,
-        )
-        self.app.push_screen(screen, lambda _result: self.timeline.clear_what_if())
-
-    def _fill_preview(self, timeline: CompactionTimeline) -> None:
+    def fill_preview(self, timeline: CompactionTimeline) -> None:
         """Give the settings screen's preview the same picture as the main timeline."""
         from tui.compaction.head_tail import HeadTailConfig
 
@@ -803,62 +692,58 @@ class MainScreen(Screen[None]):
             head_tail=HeadTailConfig.from_settings(compaction),
         )
 
-    def show_what_if(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
-        """The settings screen is editing the compaction budgets: preview them on the timeline."""
-        self.timeline.set_what_if(keep_recent_tokens, reserve_tokens)
-
-    def action_model(self) -> None:
-        from tui.screens.model_picker import ModelPicker
-
-        current = self.agent.model if self.agent else None
-        self.app.push_screen(
-            ModelPicker(current=current, settings=self.kapp.settings),
-            lambda model: self._set_model(model) if model else None,
-        )
+    def action_model(self, name: str = "") -> None:
+        main_commands.pick_model(self, name)
 
     def action_resume(self) -> None:
         from tui.screens.session_picker import SessionPicker
         from tui.session.catalog import list_sessions, session_roots
 
-        launch = self.kapp.launch  # pi's configured session directory is listed too
+        launch = self.app.launch  # pi's configured session directory is listed too
         lister = partial(list_sessions, session_roots(str(launch.cwd), launch.session_dir, demos=True))
         self.app.push_screen(SessionPicker(lister), self._resume_chosen)
 
     async def _resume_chosen(self, path: Path | None) -> None:
         if path is not None:
-            await self._switch(Launch("open", path, self.kapp.launch.cwd, self.kapp.launch.session_dir))
+            await self.switch_session(Launch("open", path, self.app.launch.cwd, self.app.launch.session_dir))
 
     async def action_new_session(self) -> None:
-        await self._switch(Launch("new", cwd=self.kapp.launch.cwd, session_dir=self.kapp.launch.session_dir))
+        await self.switch_session(
+            Launch("new", cwd=self.app.launch.cwd, session_dir=self.app.launch.session_dir)
+        )
 
-    async def _switch(self, launch: Launch) -> None:
+    async def switch_session(self, launch: Launch) -> bool:
+        """/new, /resume, /fork, /clone: the file is opened (read, checked, locked) on a thread, off the event
+        loop; on failure the current session stays. True when the switch happened."""
         if self.agent is not None and (self.agent.is_streaming or self.agent.is_compacting):
             self.agent.abort()
         try:
-            opened = self.kapp.open_launch(launch)
+            opened = await asyncio.to_thread(open_session, launch)
         except (SessionError, OSError) as exc:
             self.notify(str(exc), title="Cannot open the session", severity="error")
-            return
-        await self._show_session(opened.notices)
+            return False
+        self.app.use_session(launch, opened)
+        await self._attach_agent(opened.notices)
+        await self._show_chat()
+        return True
 
     # --- watch mode ---------------------------------------------------------------------------
     _follow_problem: str | None = None
 
     @work(exclusive=True, group="follow", exit_on_error=False)
     async def follow_session(self) -> None:
-        import asyncio
-
         from tui.session.follow import follow_session
 
-        assert self.kapp.session is not None
         stop = asyncio.Event()
         try:
-            await follow_session(self.kapp.session.store, self._followed, stop)
+            await follow_session(self.app.store, self._followed, stop)
         finally:
             stop.set()
 
-    async def _followed(self, result: Any) -> None:
-        store = self.kapp.session.store
+    async def _followed(self, result: RefreshResult) -> None:
+        """Another process appended (or replaced the file): extend the chat; the store's own announcement
+        redraws the rest, and the whole chat when the shown path changed (a reload, a compaction, a jump)."""
+        store = self.app.store
         if result.problem:
             if result.problem != self._follow_problem:
                 self.notify(
@@ -870,12 +755,14 @@ class MainScreen(Screen[None]):
         shown = [e for e in result.new_entries if e.get("type") in _CHAT_ENTRY_TYPES]
         if result.reloaded:
             self.notify("The session file was replaced or truncated: reloaded.", severity="warning")
-        if result.reloaded or len(shown) > FOLLOW_BATCH or any(e.get("type") == "compaction" for e in shown):
+        if result.reloaded:
+            self.tree_pane.set_session(store.tree, store.leaf_id)
+        elif store.path_revision != self._drawn_path:
+            pass  # the pending SessionChanged redraws the whole chat
+        elif len(shown) > FOLLOW_BATCH:
             # One redraw for a whole batch: mounting a fast writer's entries one by one fell minutes behind,
             # while a reload mounts about one screen whatever the batch size.
-            await self.chat.load_messages(chat_entries(store))
-            self.tree_pane.set_session(store.tree, store.leaf_id)
+            await self._draw_chat()
         else:
             for entry in shown:
                 await self.chat.add_message(entry)
-        self.session_changed()

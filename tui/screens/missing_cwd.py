@@ -25,9 +25,9 @@ def ask_missing_cwd(screen: MainScreen, missing: str, *, startup: bool) -> None:
     from tui.launch import Launch
     from tui.screens.dialogs import ConfirmDialog
 
-    opened = screen.kapp.session
+    opened = screen.app.session
     assert opened is not None
-    here = screen.kapp.launch.cwd
+    here = screen.app.launch.cwd
     if opened.read_only:
         screen.notify(
             f"The session's working directory no longer exists: {missing}",
@@ -46,8 +46,8 @@ def ask_missing_cwd(screen: MainScreen, missing: str, *, startup: bool) -> None:
         elif startup:
             screen.app.exit(message=f"Not opened: the session's working directory {missing} does not exist.")
         else:
-            launch = screen.kapp.launch
-            await screen._switch(Launch("new", cwd=here, session_dir=launch.session_dir))
+            launch = screen.app.launch
+            await screen.switch_session(Launch("new", cwd=here, session_dir=launch.session_dir))
             screen.notify(f"Not opened: its working directory {missing} does not exist.", severity="warning")
 
     question = (
@@ -61,7 +61,7 @@ def ask_other_cwd(screen: MainScreen, stored: Path) -> None:
     """The session names another existing directory: tools stay here unless the user moves them there."""
     from tui.screens.dialogs import ConfirmDialog
 
-    here = screen.kapp.launch.cwd
+    here = screen.app.launch.cwd
     screen.prompt.disabled = True  # nothing runs anywhere until the user has answered
 
     async def answered(move: bool | None) -> None:

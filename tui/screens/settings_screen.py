@@ -125,12 +125,15 @@ class SettingsScreen(ModalScreen[Settings | None]):
         project_path: Path | None = None,
         preview: Callable[[CompactionTimeline], None] | None = None,
         session_values: Mapping[str, Any] | None = None,
+        on_what_if: Callable[[int, int], None] | None = None,
     ) -> None:
         """``preview`` fills a timeline with the open session, shown at the top as a live what-if;
-        ``session_values`` (dotted keys) are the open session's own settings, shown as source "session"."""
+        ``session_values`` (dotted keys) are the open session's own settings, shown as source "session";
+        ``on_what_if`` hears the candidate budgets (keepRecentTokens, reserveTokens) as they are edited."""
         super().__init__()
         self._session_values = dict(session_values or {})
         self._preview = preview
+        self._on_what_if = on_what_if
         self._result = load_result
         self._user_path = save_path or load_result.user_file or user_settings_path()
         self._project_path = project_path or load_result.project_file or project_settings_path()
@@ -205,6 +208,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 self._last_what_if = candidate
                 if self._preview is not None:
                     self.query_one("#settings-preview", CompactionTimeline).set_what_if(*candidate)
+                if self._on_what_if is not None:
+                    self._on_what_if(*candidate)
                 self.post_message(self.WhatIf(*candidate))
 
     def _show_status(self, saved: str | None = None) -> None:

@@ -1,11 +1,14 @@
 """The full-screen ``/tree`` view: the session tree pane on its own screen.
 
 :class:`TreeScreen` dismisses with the entry id chosen with Enter (or a double click), or ``None``
-when the tree is closed with Escape. Shift+L's ``LabelRequested`` bubbles on to the app, which owns
-the store; after appending the label it calls ``screen.pane.refresh_tree()``.
+when the tree is closed with Escape. Shift+L's ``LabelRequested`` goes to the ``on_label`` callback
+of whoever opened it (the main screen, which labels through the agent), Shift+U/Shift+I's
+``CompactionActionRequested`` to ``on_compaction_action``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual import on
 from textual.app import ComposeResult
@@ -33,9 +36,13 @@ class TreeScreen(ModalScreen[str | None]):
         *,
         selected_id: str | None = None,
         filter_mode: FilterMode = "default",
+        on_label: Callable[[SessionTreeView.LabelRequested], None] | None = None,
+        on_compaction_action: Callable[[SessionTreeView.CompactionActionRequested], None] | None = None,
     ) -> None:
         super().__init__()
         self.pane = SessionTreePane()
+        self._on_label = on_label
+        self._on_compaction_action = on_compaction_action
         self._session = (tree_index, leaf_id, selected_id, filter_mode)
 
     def compose(self) -> ComposeResult:
@@ -49,6 +56,18 @@ class TreeScreen(ModalScreen[str | None]):
     def _navigate(self, event: SessionTreeView.NavigateRequested) -> None:
         event.stop()
         self.dismiss(event.entry_id)
+
+    @on(SessionTreeView.LabelRequested)
+    def _label(self, event: SessionTreeView.LabelRequested) -> None:
+        if self._on_label is not None:
+            event.stop()
+            self._on_label(event)
+
+    @on(SessionTreeView.CompactionActionRequested)
+    def _compaction_action(self, event: SessionTreeView.CompactionActionRequested) -> None:
+        if self._on_compaction_action is not None:
+            event.stop()
+            self._on_compaction_action(event)
 
     @on(SessionTreeView.Closed)
     def _closed(self, event: SessionTreeView.Closed) -> None:

@@ -2,7 +2,8 @@
 
 Tool results are described by the tool call that produced them (``[read: path:1-50]``,
 ``[bash: cmd...]``). Newlines and tabs become spaces and the ends are trimmed; message text is
-capped at 200 characters before the screen truncates, as pi does.
+capped at 200 characters before the screen truncates, as pi does. :func:`displayed_entries` is what the
+chat shows of the active path (the TUI and the exports read the same list).
 """
 
 from __future__ import annotations
@@ -11,14 +12,41 @@ import json
 import math
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.session.entries import OMP_METADATA_TYPES, RESET_BOUNDARY_TYPE, Entry, Message
+from tui.session.entries import (
+    MOA_CUSTOM_TYPE,
+    OMP_METADATA_TYPES,
+    RESET_BOUNDARY_TYPE,
+    Entry,
+    Message,
+    is_custom,
+)
+
+if TYPE_CHECKING:
+    from tui.session.store import SessionStore
 
 TEXT_CAP = 200
 ERROR_CAP = 80
 BASH_CAP = 50
 ARGS_CAP = 40
+
+
+def displayed_entries(store: SessionStore) -> list[Entry]:
+    """The entries a chat shows for the active path: those behind the context's messages, in context
+    order (the latest compaction's summary first), each preceded by the Mixture-of-Agents record its
+    reply was answered with."""
+    by_id = store.tree.by_id
+    entries: list[Entry] = []
+    for entry_id in store.build_context().entry_ids:
+        entry = by_id.get(entry_id) if entry_id else None
+        if entry is None:
+            continue
+        parent = by_id.get(entry.get("parentId") or "")
+        if parent is not None and is_custom(parent, MOA_CUSTOM_TYPE):
+            entries.append(parent)
+        entries.append(entry)
+    return entries
 
 
 def flat(text: str, cap: int | None = None) -> str:

@@ -52,6 +52,8 @@ OMP_METADATA_TYPES = frozenset(
 # kompakt's own extras live in `custom` entries, which pi ignores (DESIGN.md deviations 1 and 6).
 LEAF_CUSTOM_TYPE = "kompakt.leaf"
 PRUNE_CUSTOM_TYPE = "kompakt.prune"
+MOA_CUSTOM_TYPE = "kompakt.moa"  # a Mixture-of-Agents record, just before the reply it produced
+AUTO_CONTINUE_TYPE = "kompakt.auto_continue"  # the synthetic prompt after a threshold compaction
 
 
 class EntryError(ValueError):

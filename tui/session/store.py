@@ -4,7 +4,10 @@ Each append is one ``write`` of one whole line, then (by default) an fsync. A to
 crash is moved to ``FILE.corrupt`` with its byte offset and the rest loads; a corrupt line in the middle
 is skipped and reported, and the file is left as it is. An exclusive ``flock`` keeps a second writer
 out. Old formats are migrated on load after the original is kept as ``FILE.vN.bak``. Read-only stores
-can :meth:`SessionStore.refresh` to follow a file that another process appends to (watch mode).
+can :meth:`SessionStore.refresh` to follow a file that another process appends to (watch mode). Every
+change (an append, a leaf move, a reload) bumps :attr:`SessionStore.revision` and calls the callbacks
+given to :meth:`SessionStore.on_change`, so that a UI redraws from one place; :attr:`SessionStore.path_revision`
+moves only when the shown path changes as a whole (a leaf move, a compaction, a reload).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import fcntl
 import gc
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -226,7 +229,10 @@ class SessionStore:
         self.header: Entry = {}
         self.entries: list[Entry] = []
         self.tree = TreeIndex()
-        self.leaf_id: str | None = None
+        self.revision = 0  # bumped by every append, leaf move and reload
+        self.path_revision = 0  # bumped when the active path changes other than by growing at the leaf
+        self._listeners: list[Callable[[], None]] = []
+        self._leaf_id: str | None = None
         self.problems: list[LoadProblem] = []
         self.recovered_torn_line: LoadProblem | None = None
         self.migrated_from: int | None = None
@@ -243,6 +249,30 @@ class SessionStore:
         self._last_fsync = 0.0
         self._dirty = False
         self._deferred = False
+
+    # --- announcing changes -----------------------------------------------------------------
+    @property
+    def leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    @leaf_id.setter
+    def leaf_id(self, entry_id: str | None) -> None:
+        """Moving the leaf changes the shown path (appends move it through :meth:`append`, which grows it)."""
+        if entry_id != self._leaf_id:
+            self._leaf_id = entry_id
+            self._changed(path=True)
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` after every change; returns the function that stops it."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    def _changed(self, *, path: bool) -> None:
+        self.revision += 1
+        if path:
+            self.path_revision += 1
+        for callback in list(self._listeners):
+            callback()
 
     # --- opening ----------------------------------------------------------------------------
     @classmethod
@@ -572,7 +602,9 @@ class SessionStore:
         entry.update({k: v for k, v in fields.items() if k != "type"})
         validate_entry(entry)
         self._write_entry(entry)
-        self.leaf_id = entry["id"]
+        self._leaf_id = entry["id"]
+        # A compaction replaces what the path shows before it; anything else extends it.
+        self._changed(path=entry["type"] == "compaction")
         return entry
 
     def _write_entry(self, entry: Entry) -> None:
@@ -805,7 +837,10 @@ class SessionStore:
             self.entries.append(entry)
             self.tree.add(entry)
         if parsed.entries:
-            self.leaf_id = self._leaf_from_file_order()
+            old, self._leaf_id = self._leaf_id, self._leaf_from_file_order()
+            grown = old is None or old in self.tree.path_ids(self._leaf_id)
+            compacted = any(e.get("type") == "compaction" for e in parsed.entries)
+            self._changed(path=compacted or not grown)
         return RefreshResult(parsed.entries, problems=parsed.problems)
 
     def _reload(self) -> RefreshResult:
@@ -819,6 +854,7 @@ class SessionStore:
                 old
             )
             return RefreshResult(problem=str(exc))
+        self._changed(path=True)
         return RefreshResult(list(self.entries), reloaded=True, problems=list(self.problems))
 
     # --- closing ----------------------------------------------------------------------------
