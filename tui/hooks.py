@@ -15,6 +15,7 @@ import importlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -72,6 +73,11 @@ class HookApi:
         self._runner.on(event, handler, plugin=self.plugin)
 
 
+def _register_of(module: str) -> Any:
+    """The ``register`` function of a plugin module (imported when the runner is built)."""
+    return importlib.import_module(module).register
+
+
 class HookRunner:
     """Loaded plugins and their handlers, in plugin order and then registration order."""
 
@@ -86,7 +92,7 @@ class HookRunner:
         self.on_error = on_error
         self._handlers: dict[str, list[tuple[str, Handler]]] = {}
         for name in modules:
-            self._load(name, lambda name=name: importlib.import_module(name).register)
+            self._load(name, partial(_register_of, name))
         if entry_point_group:
             for point in entry_points(group=entry_point_group):
                 self._load(point.name, point.load)

@@ -155,6 +155,7 @@ Messages of the current branch. Scroll to the top to load older messages.
         self._loading = False
         self._bar = LoadMoreBar()
         self._stream: AssistantStream | None = None
+        self.redraws = 0  # load_messages calls: a reply begun before a redraw has lost its widget
         # Where printable keys typed on the chat go (the prompt); None leaves them unused.
         self.type_target: Callable[[str], None] | None = None
 
@@ -194,6 +195,7 @@ Messages of the current branch. Scroll to the top to load older messages.
 
     async def load_messages(self, entries: Iterable[Entry | Message]) -> None:
         """Show a whole path (entries in order); only the newest part is mounted."""
+        self.redraws += 1
         items: list[ChatItem] = []
         calls: dict[str, int] = {}
         for entry in entries:

@@ -11,7 +11,7 @@ dataclasses; payload messages are pi-format dicts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
 from tui.agent.stream_events import (
@@ -24,6 +24,10 @@ from tui.agent.stream_events import (
     ToolCallStart,
     UsageUpdate,
 )
+
+if TYPE_CHECKING:
+    from tui.agent.navigation import NavigateResult
+    from tui.compaction.engine import CompactionResult, CompactionSkip
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
 CompactionOutcome = Literal["result", "skip", "error", "aborted"]
@@ -106,8 +110,8 @@ class CompactionEnd:
     tokens_after: int | None = None
     duration_ms: float = 0.0
     will_retry: bool = False
-    result: Any = None
-    skip: Any = None
+    result: CompactionResult | None = None
+    skip: CompactionSkip | None = None
     error_message: str | None = None
 
 
@@ -138,7 +142,7 @@ class BranchSummaryEnd:
 
     target_id: str | None
     outcome: Literal["done", "error", "aborted"]
-    result: Any = None
+    result: NavigateResult | None = None
     error_message: str | None = None
 
 

@@ -83,6 +83,7 @@ class AgentEventView:
         self.host, self.store = host, store
         self.chat, self.timeline, self.status = chat, timeline, status
         self._reply: AssistantStream | None = None
+        self._reply_drawn = 0  # the chat's redraw count when the reply began
         self._streamed_chars = 0  # of the reply being streamed: its tokens (chars/4) show on the timeline
         self._tool_args: dict[str, str] = {}
         self._moa: MoaGroup | None = None
@@ -90,7 +91,8 @@ class AgentEventView:
     async def show(self, event: AgentEvent) -> None:
         match event:
             case MessageStart(role="assistant"):
-                self._reply, self._streamed_chars = self.chat.begin_assistant(), 0
+                self._begin_reply()
+                self._streamed_chars = 0
                 self._tool_args.clear()
             case MessageStart():
                 pass  # a user, tool or bash message is drawn at its MessageEnd, once it has an entry id
@@ -103,12 +105,12 @@ class AgentEventView:
             case ToolCallStart(id=call_id, name=name):
                 if self._reply is not None:
                     self._tool_args[call_id] = ""
-                    await self._reply.tool_call_started(call_id, name)
+                    await self._open_reply().tool_call_started(call_id, name)
             case ToolCallDelta(id=call_id, arguments=arguments):
                 if self._reply is not None:
                     self._tool_args[call_id] = self._tool_args.get(call_id, "") + arguments
                     self._streamed_chars += len(arguments)
-                    await self._reply.tool_call_args(call_id, self._tool_args[call_id])
+                    await self._open_reply().tool_call_args(call_id, self._tool_args[call_id])
             case MessageEnd():
                 await self._message_end(event)
             case UsageUpdate():
@@ -155,9 +157,15 @@ class AgentEventView:
             case _:
                 assert_never(event)
 
+    def _begin_reply(self) -> AssistantStream:
+        self._reply, self._reply_drawn = self.chat.begin_assistant(), self.chat.redraws
+        return self._reply
+
     def _open_reply(self) -> AssistantStream:
-        if self._reply is None:
-            self._reply = self.chat.begin_assistant()
+        """The streaming reply's widget; a new one when there is none, or when a redraw of the whole path
+        (a compaction while the agent ran on) removed it."""
+        if self._reply is None or self._reply_drawn != self.chat.redraws:
+            return self._begin_reply()
         return self._reply
 
     def _grew(self, chars: int) -> None:
@@ -167,7 +175,8 @@ class AgentEventView:
     async def _message_end(self, event: MessageEnd) -> None:
         role = event.message.get("role")
         if role == "assistant":
-            await self._open_reply().finish(event.message, event.entry_id)
+            if not self.chat.shows_entry(event.entry_id):  # a redraw of the whole path may have drawn it
+                await self._open_reply().finish(event.message, event.entry_id)
             self._reply = None
             self.timeline.set_streaming_tokens(0)
         elif role == "toolResult":
