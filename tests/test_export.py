@@ -13,7 +13,7 @@ from tui.export import export_session
 from tui.export.common import anchor, truncate_output
 from tui.export.html import export_html
 from tui.export.markdown import export_markdown, fenced
-from tui.export.redact import REDACTED, Scrubber, secret_env_values
+from tui.session.redact import REDACTED, Scrubber, secret_env_values
 from tui.session.store import SessionStore
 
 FAKE_OPENAI = "sk-proj-Fake0penAiKey1234567890abcdEFGH"

@@ -24,9 +24,9 @@ from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
 from tui.agent.moa_record import MOA_CUSTOM_TYPE, MoaRecord, ReferenceAnswer
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done
-from tui.export.redact import scrubber
 from tui.session.context import convert_to_llm
 from tui.session.entries import Message
+from tui.session.redact import scrubber
 from tui.session.store import SessionStore
 
 Emit = Callable[[AgentEvent], None]

@@ -37,7 +37,7 @@ from tui.agent.stream_events import (
     ThinkingDelta,
     UsageUpdate,
 )
-from tui.export.redact import MIN_SECRET_VALUE_CHARS, Scrubber, secret_env_values
+from tui.session.redact import MIN_SECRET_VALUE_CHARS, Scrubber, secret_env_values
 
 
 class Provider:

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import prompts
 from tui.compaction.summarizer import strip_end_marker
 from tui.compaction.tool_trail import shorten, tool_calls
-from tui.export.redact import scrubber
 from tui.session.context import message_text
 from tui.session.entries import Message
+from tui.session.redact import scrubber
 
 MAX_CHARS = 8000
 GOAL_CHARS = 600

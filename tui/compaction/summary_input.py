@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import prompts
 from tui.compaction.serialize import TOOL_RESULT_MAX_CHARS, serialize_conversation
-from tui.export.redact import scrubber
 from tui.session.context import convert_to_llm
 from tui.session.entries import Message
+from tui.session.redact import scrubber
 
 
 def _without_images(message: Message) -> Message:

@@ -15,9 +15,9 @@ from typing import Any
 
 import prompts
 from tui.compaction.tokens import json_compact
-from tui.export.redact import scrubber
 from tui.session.context import message_text
 from tui.session.entries import Message
+from tui.session.redact import scrubber
 
 ARGUMENT_CHARS = 200
 MAX_TRAIL_CALLS = 40

@@ -59,7 +59,7 @@ def _table(data: dict[str, Any], segments: tuple[str, ...]) -> dict[str, Any] | 
     for segment in segments:
         spelled = next((s for s in (segment, _snake(segment)) if s in data), None)
         child = data.get(spelled) if spelled is not None else None
-        if not isinstance(child, Mapping):
+        if spelled is None or not isinstance(child, Mapping):
             return None
         data[spelled] = dict(child)
         data = data[spelled]

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.export.redact import scrubber
 from tui.session.context import context_from_path
 from tui.session.display import content_text, entry_text, flat, tool_calls_by_id
 from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, Message, is_custom, iso_to_ms
 from tui.session.labels import tool_call_label
+from tui.session.redact import scrubber
 from tui.session.sanitize import sanitize
 from tui.session.store import SessionStore
 from tui.session.tree import TreeIndex
