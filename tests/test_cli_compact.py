@@ -13,6 +13,14 @@ from tui.session.entries import now_ms
 from tui.session.store import SessionStore
 
 
+def trust_project_file(config_dir: Path, project_file: Path) -> None:
+    """Trust a project settings file, as `kompakt trust` does (its apiBase needs it)."""
+    from tui.config.loader import content_hash
+    from tui.config.trust import trust
+
+    trust(config_dir, project_file, content_hash(project_file.read_bytes()))
+
+
 @pytest.fixture
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No provider keys, no user settings; the project settings of ``tmp_path`` keep little verbatim."""
@@ -26,6 +34,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "[compaction]\nkeepRecentTokens = 200\n\n[retry]\nenabled = false\n"
         '\n[models."openai/nowhere"]\napiBase = "http://127.0.0.1:9/v1"\n'
     )
+    trust_project_file(tmp_path / "config", project / "settings.toml")  # apiBase needs the user's trust
     return tmp_path
 
 

@@ -43,6 +43,7 @@ def test_deep_merge_per_key_across_files_and_dict_entries(files):
     project.write_text(
         '[models."ollama/qwen"]\napiBase = "http://localhost:11434"\n[tools.approval]\nwrite = "deny"\n'
     )
+    load_settings(user, project, {}).trust_project()  # a project's apiBase applies once it is trusted
     settings = load_settings(user, project, {}).settings
     qwen = settings.models["ollama/qwen"]
     assert (qwen.context_window, qwen.api_base) == (32768, "http://localhost:11434")

@@ -133,6 +133,8 @@ class KompaktApp(App[None]):
         self.apply_settings(self.load_result.settings if self.load_result else Settings())
         for notice in self.load_result.notices if self.load_result else ():
             self.notify(notice, title="Settings", severity="warning", timeout=12)
+        if self.load_result is not None and self.load_result.withheld:
+            self.ask_project_trust(self.load_result)
         if self.settings_error:
             self.notify(
                 f"{self.settings_error}\nUsing the defaults until it is fixed.",
@@ -257,6 +259,45 @@ class KompaktApp(App[None]):
         more = f" (+{len(changes) - 4} more)" if len(changes) > 4 else ""
         self.notify(f"{shown}{more}", title="Settings reloaded", timeout=6)
         self.settings_changed.publish((settings, changes))
+        if self.load_result is not None and self.load_result.withheld:
+            self.ask_project_trust(self.load_result)  # an edited project file asks again
+
+    def ask_project_trust(self, loaded: LoadResult) -> None:
+        """The project file sets keys that need trust: ask once; yes records it and applies them."""
+        from tui.screens.dialogs import ConfirmDialog
+
+        project, digest = loaded.project_file, loaded.project_hash
+        if project is None or digest is None:
+            return
+        question = (
+            f"{project} (this project's settings) wants to set:\n  "
+            + "\n  ".join(loaded.withheld)
+            + "\nThese send your transcript or keys elsewhere, run code or weaken approvals. "
+            "Trust this file as it is now?"
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._trust_project(loaded)
+
+        self.push_screen(ConfirmDialog(question, yes="Trust", no="Not now"), answered)
+
+    def _trust_project(self, loaded: LoadResult) -> None:
+        from tui.config import Settings, SettingsError
+        from tui.config.loader import load_settings
+        from tui.config.watcher import diff_settings
+
+        loaded.trust_project()
+        old = self.settings or Settings()
+        try:
+            self.load_result = load_settings(loaded.user_file, loaded.project_file)
+        except SettingsError as exc:
+            self._settings_invalid(exc)
+            return
+        settings = self.load_result.settings
+        self.apply_settings(settings)
+        self.notify(f"Trusted {loaded.project_file}: its settings apply in full.", title="Settings", timeout=6)
+        self.settings_changed.publish((settings, diff_settings(old, settings)))
 
     def _settings_invalid(self, error: SettingsError) -> None:
         self.settings_error = error

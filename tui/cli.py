@@ -598,6 +598,30 @@ def _export_jsonl(store: SessionStore, args: argparse.Namespace, leaf: str | Non
 
 
 # --- inspect -------------------------------------------------------------------------------
+def cmd_trust(args: argparse.Namespace) -> int:
+    """Trust the project settings file of the current directory as it is now (an edit asks again)."""
+    from tui.config import SettingsError, load_default_settings
+
+    try:
+        loaded = load_default_settings()
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    project, digest = loaded.project_file, loaded.project_hash
+    if project is None or digest is None:
+        print("No project settings file here (./.kompakt/settings.toml): nothing to trust.")
+        return 0
+    shown = sanitize(str(project))
+    if not loaded.withheld:
+        print(f"{shown}: nothing is held back (it sets no key that needs trust, or it is trusted).")
+        return 0
+    if args.show:
+        print(f"{shown}: held back until trusted: {', '.join(loaded.withheld)}")
+        return 0
+    loaded.trust_project()
+    print(f"{shown}: trusted as it is now; it may set {', '.join(loaded.withheld)}.")
+    return 0
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     from rich.text import Text
 
@@ -1070,6 +1094,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(func=cmd_export)
 
+    trust = sub.add_parser(
+        "trust",
+        help="let this directory's .kompakt/settings.toml set the keys that need trust "
+        "(apiBase, apiKeyEnv, headers, remoteEndpoint, hooks, auto approvals)",
+    )
+    trust.add_argument(
+        "--show", action="store_true", help="only say which keys are held back (default: off)"
+    )
+    trust.set_defaults(func=cmd_trust)
     inspect = sub.add_parser("inspect", help="what a past compaction summarised, wrote and kept")
     inspect.add_argument("file", help="the session file (.jsonl)")
     inspect.add_argument(

@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +23,7 @@ from tui.config.errors import SettingsError
 from tui.config.keys import deep_merge, find_by_prefix, flatten, split_key, unflatten
 from tui.config.legacy import migrate_moved_keys
 from tui.config.model import Settings, flatten_settings
+from tui.config.trust import is_trusted, sensitive_keys, trust, withheld_notice
 from tui.config.validation import validate_layer
 from tui.fileio import NotRegularFileError, read_regular
 
@@ -135,11 +136,27 @@ class LoadResult:
     project_file: Path | None
     layers: tuple[SettingsLayer, ...]
     hashes: Mapping[Path, str | None]
+    # Keys of the project file held back until the user trusts it (tui.config.trust).
+    withheld: tuple[str, ...] = ()
 
     @property
     def notices(self) -> tuple[str, ...]:
-        """What the user should know about their files (moved keys), in layer order."""
-        return tuple(notice for layer in self.layers for notice in layer.notices)
+        """What the user should know about their files (moved keys, untrusted project keys), in layer order."""
+        moved = tuple(notice for layer in self.layers for notice in layer.notices)
+        if self.withheld and self.project_file is not None:
+            return (*moved, withheld_notice(self.project_file, self.withheld))
+        return moved
+
+    def trust_project(self) -> None:
+        """Record that the user trusts the project file as it was loaded (the next load applies it whole)."""
+        digest = self.project_hash
+        if self.project_file is not None and digest is not None:
+            trust(trust_dir(self.user_file), self.project_file, digest)
+
+    @property
+    def project_hash(self) -> str | None:
+        """The content hash of the project file as loaded (what trusting it records)."""
+        return self.hashes.get(self.project_file) if self.project_file is not None else None
 
 
 def parse_settings_text(text: str, path: Path | None = None) -> dict[str, Any]:
@@ -204,12 +221,15 @@ def load_settings(
     env = os.environ if env is None else env
     layers: list[SettingsLayer] = []
     hashes: dict[Path, str | None] = {}
+    withheld: list[str] = []
     files: tuple[tuple[LayerKind, Path | None], ...] = (("user", user_file), ("project", project_file))
     for kind, path in files:
         if path is None:
             continue
         layer, digest = read_settings_file(path, kind)
         hashes[path] = digest
+        if layer is not None and kind == "project":
+            layer, withheld = _trusted_part(layer, path, digest, trust_dir(user_file, env))
         if layer is not None:
             layers.append(layer)
     env_data, env_vars = env_layer(env)
@@ -219,7 +239,26 @@ def load_settings(
     merged: dict[str, Any] = {}
     for layer in layers:
         merged = deep_merge(merged, layer.data)
-    return LoadResult(validate_layer(merged), user_file, project_file, tuple(layers), hashes)
+    return LoadResult(
+        validate_layer(merged), user_file, project_file, tuple(layers), hashes, tuple(withheld)
+    )
+
+
+def trust_dir(user_file: Path | None, env: Mapping[str, str] | None = None) -> Path:
+    """Where trust in project files is recorded: beside the user's settings file."""
+    return user_file.parent if user_file is not None else user_config_dir(env)
+
+
+def _trusted_part(
+    layer: SettingsLayer, path: Path, digest: str | None, directory: Path
+) -> tuple[SettingsLayer, list[str]]:
+    """The project layer without the keys that need trust, unless the user trusts this file; and those keys."""
+    flat = flatten(layer.data, Settings)
+    held = sensitive_keys(flat)
+    if not held or is_trusted(directory, path, digest):
+        return layer, []
+    kept = {key: value for key, value in flat.items() if key not in held}
+    return replace(layer, data=unflatten(kept), keys=frozenset(kept)), held
 
 
 def load_default_settings(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> LoadResult:
