@@ -119,7 +119,7 @@ def test_a_pi_written_compaction_has_unknown_facts_not_guesses(tmp_path):
 def loopback_provider(server: FakeOpenAI) -> Provider:
     return Provider(
         env={},
-        retry=RetryPolicy(max_retries=0, base_delay_ms=1, max_delay_ms=5),
+        retry=RetryPolicy(max_retries=0, base_delay_ms=1, max_retry_delay_ms=5),
         models={"openai/gpt-4o-mini": {"apiBase": server.api_base, "maxOutputTokens": 4000}},
     )
 
