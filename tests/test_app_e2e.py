@@ -266,9 +266,11 @@ async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypat
 async def open_tree_on(pilot, target: str) -> None:
     """F2 opens the pane on the leaf; the cursor keys walk to ``target``."""
     screen = main_screen(pilot.app)
+    view = screen.tree_pane.view
     if not screen.tree_pane.display:
         await pilot.press("f2")
-    view = screen.tree_pane.view
+    else:
+        view.focus()  # after a navigation the prompt has the focus
     await wait_until(pilot, lambda: view.has_focus and view.selector is not None, "the tree pane")
     rows = [row.entry_id for row in view.selector.rows]
     step = "down" if rows.index(target) > rows.index(view.selected_id) else "up"

@@ -7,6 +7,7 @@ OpenAI server where a model is needed, and waits for the condition it asserts (n
 from __future__ import annotations
 
 from tests.app_e2e_helpers import (
+    branched_session_app,
     isolated_home,
     main_screen,
     make_app,
@@ -18,6 +19,7 @@ from tests.app_e2e_helpers import (
     wait_until,
 )
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
+from tests.test_app_e2e import choose_in_summary_dialog, open_tree_on
 from tui.agent.session import AUTO_CONTINUE_TYPE
 from tui.launch import Launch
 from tui.screens.help import help_markdown
@@ -178,3 +180,16 @@ async def test_removing_a_keymap_override_or_the_settings_file_restores_the_defa
         await wait_until(pilot, lambda: compact_key(screen) == "ctrl+k", "the override again")
         home.settings_file.unlink()
         await wait_until(pilot, lambda: compact_key(screen) == "f8", "the default key with no file")
+
+
+async def test_after_enter_in_the_tree_pane_the_prompt_has_focus(tmp_path, monkeypatch, fake_openai) -> None:
+    """Item 6 (pi switching): after a navigation, what is typed goes to the prompt, not the tree's search."""
+    app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await open_tree_on(pilot, ids["a2"])
+        await choose_in_summary_dialog(pilot, downs=0)
+        await wait_until(pilot, lambda: app.session.store.leaf_id == ids["a2"], "the leaf to move")
+        await wait_until(pilot, lambda: app.focused is screen.prompt, "the focused prompt")
+        await pilot.press(*"next")
+        await wait_until(pilot, lambda: screen.prompt.text == "next", "the typed text in the prompt")

@@ -55,6 +55,7 @@ async def navigate(screen: MainScreen, agent: AgentSession, entry_id: str) -> No
     if result is not None and result.editor_text and not screen.prompt.text.strip():
         screen.prompt.text = result.editor_text
     screen.notify("Navigated to selected point")
+    screen.prompt.focus()  # the next text typed is a message, not a search in the tree (pi 0.73.1)
     screen.send_queued()  # what was typed during the branch summary goes out now (pi 0.73.1)
 
 
