@@ -314,6 +314,46 @@ async def test_streaming_thinking_tool_calls_and_results() -> None:
         assert len(app.pane.message_widgets) == 2
 
 
+async def test_a_reply_streaming_through_redraws_of_the_path_stays_and_finishes() -> None:
+    """A navigation, compaction or follow redraws the whole path at any await of a streaming reply (CI
+    once crashed finishing a reply whose widget a redraw had removed): the reply stays, below the path."""
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        path = [f.user("first"), f.assistant("answer one")]
+        await app.pane.load_messages(path)
+        stream = app.pane.begin_assistant()
+        await app.pane.load_messages(path)  # before the reply's widget has even mounted
+        await stream.append_text("streamed ")
+        await app.pane.load_messages([*path, f.user("second")])  # mid-stream, a longer path
+        await stream.append_text("reply")
+        await stream.tool_call_started("t9", "read")
+        await app.pane.load_messages(path)
+        await stream.finish(f.assistant("streamed reply", tool_calls=[f.tool_call("read", {}, "t9")])["message"])
+        await settle(pilot)
+        widgets = app.pane.message_widgets
+        assert widgets[-1] is stream.widget and stream.widget.is_attached
+        assert [type(w) for w in widgets] == [UserMessage, AssistantMessage, AssistantMessage]
+        assert "streamed reply" in widget_text(app, stream.widget)
+        assert app.pane.items[-1].message["content"][0]["text"] == "streamed reply"
+        await app.pane.add_tool_result(f.tool_result("t9", "read", "contents")["message"])
+        assert app.pane.items[-1].results["t9"]["content"][0]["text"] == "contents"  # the call's new index
+        await app.pane.load_messages(path)  # once finished, a redraw shows the path alone
+        assert len(app.pane.message_widgets) == 2 and not stream.widget.is_attached
+
+
+async def test_a_reply_the_redraw_drew_from_the_store_is_not_shown_twice() -> None:
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        stream = app.pane.begin_assistant()
+        await stream.append_text("the reply")
+        question, stored = f.chain([f.user("q"), f.assistant("the reply")])
+        await app.pane.load_messages([question, stored])  # the store had it before its MessageEnd
+        assert app.pane.shows_entry(stored["id"])
+        await app.pane.discard_stream()
+        await settle(pilot)
+        assert len(app.pane.message_widgets) == 2 and not stream.widget.is_attached and stream.finished
+
+
 async def test_finish_rebuilds_when_the_final_message_differs() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 20)) as pilot:

@@ -155,7 +155,7 @@ Messages of the current branch. Scroll to the top to load older messages.
         self._loading = False
         self._bar = LoadMoreBar()
         self._stream: AssistantStream | None = None
-        self.redraws = 0  # load_messages calls: a reply begun before a redraw has lost its widget
+        self._stream_item: ChatItem | None = None
         # Where printable keys typed on the chat go (the prompt); None leaves them unused.
         self.type_target: Callable[[str], None] | None = None
 
@@ -194,8 +194,11 @@ Messages of the current branch. Scroll to the top to load older messages.
     # Loading ---------------------------------------------------------------------------------------
 
     async def load_messages(self, entries: Iterable[Entry | Message]) -> None:
-        """Show a whole path (entries in order); only the newest part is mounted."""
-        self.redraws += 1
+        """Show a whole path (entries in order); only the newest part is mounted.
+
+        A reply still streaming is not in the store yet, so no path holds it: it stays, below the path.
+        (A redraw comes at any await of the stream: a navigation, a compaction or a follow while it runs.)"""
+        live = self._live_reply()
         items: list[ChatItem] = []
         calls: dict[str, int] = {}
         for entry in entries:
@@ -208,11 +211,17 @@ Messages of the current branch. Scroll to the top to load older messages.
             for call_id in tool_call_ids(message):
                 calls[call_id] = len(items)
             items.append(ChatItem(message, entry_id))
-        await self.clear()
+        await self.clear(keep=live)
         self._items, self._calls = items, calls
         self._first = self._window_start(len(items), self.INITIAL_ITEMS, max(self.app.size.height, 10))
         self._mounted = [self._widget(item) for item in items[self._first :]]
-        await self.mount_all(self._mounted)
+        if live is not None and self._stream_item is not None:
+            if self._mounted:
+                await self.mount_all(self._mounted, before=live)
+            self._items.append(self._stream_item)
+            self._mounted.append(live)
+        else:
+            await self.mount_all(self._mounted)
         self._bar.show_count(self._first)
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
@@ -228,9 +237,15 @@ Messages of the current branch. Scroll to the top to load older messages.
             if not await self.load_earlier():
                 return
 
-    async def clear(self) -> None:
-        """Remove every message."""
-        await self.remove_children(self._mounted)
+    def _live_reply(self) -> AssistantMessage | None:
+        stream = self._stream
+        if stream is None or stream.finished or stream.widget not in self.children:
+            return None
+        return stream.widget
+
+    async def clear(self, keep: ChatMessage | None = None) -> None:
+        """Remove every message (but ``keep``)."""
+        await self.remove_children([widget for widget in self._mounted if widget is not keep])
         self._items, self._mounted, self._calls, self._first = [], [], {}, 0
         self._bar.show_count(0)
 
@@ -337,20 +352,35 @@ Messages of the current branch. Scroll to the top to load older messages.
         if self._stream is not None:
             self._stream.close()  # a reply that never finished (an error upstream) must not pin GC off
         item = ChatItem({"role": "assistant", "content": []})
-        index = len(self._items)
         self._items.append(item)
         widget = AssistantMessage(item.message)
         self._mounted.append(widget)
 
         def register_call(call_id: str) -> None:
-            self._calls[call_id] = index
+            # Looked up now: a redraw while the reply streamed moved it
+            self._calls[call_id] = next(i for i, shown in enumerate(self._items) if shown is item)
 
         def on_finish(message: Message, entry_id: str | None) -> None:
             item.message, item.entry_id = message, entry_id
 
         self.call_after_refresh(self.prune)
-        self._stream = AssistantStream(widget, self.mount(widget), register_call, on_finish)
+        self._stream, self._stream_item = AssistantStream(widget, self.mount(widget), register_call, on_finish), item
         return self._stream
+
+    def end_stream(self) -> None:
+        """End the streaming reply, if any: it is no longer kept through redraws."""
+        if self._stream is not None:
+            self._stream.close()
+
+    async def discard_stream(self) -> None:
+        """Drop the streaming reply's widget: a redraw drew the finished reply from the store first."""
+        live = self._live_reply()
+        if self._stream is not None:
+            self._stream.close()
+        if live is not None:
+            self._items = [item for item in self._items if item is not self._stream_item]
+            self._mounted.remove(live)
+            await live.remove()
 
     async def begin_moa(self, models: Sequence[str], aggregator: str) -> MoaGroup:
         """Show a Mixture-of-Agents group with every reference waiting; feed it the MoA events."""

@@ -83,7 +83,6 @@ class AgentEventView:
         self.host, self.store = host, store
         self.chat, self.timeline, self.status = chat, timeline, status
         self._reply: AssistantStream | None = None
-        self._reply_drawn = 0  # the chat's redraw count when the reply began
         self._streamed_chars = 0  # of the reply being streamed: its tokens (chars/4) show on the timeline
         self._tool_args: dict[str, str] = {}
         self._moa: MoaGroup | None = None
@@ -142,6 +141,8 @@ class AgentEventView:
                     self.status.message = ""
             case TurnEnd():
                 self.status.iteration = 0
+                if self._reply is not None:
+                    self._reply.close()  # a reply left open is no longer kept through redraws
                 self._reply = None
             case MoaStart(models=models, aggregator=aggregator):
                 self._moa = await self.chat.begin_moa(models, aggregator)
@@ -158,13 +159,12 @@ class AgentEventView:
                 assert_never(event)
 
     def _begin_reply(self) -> AssistantStream:
-        self._reply, self._reply_drawn = self.chat.begin_assistant(), self.chat.redraws
+        self._reply = self.chat.begin_assistant()
         return self._reply
 
     def _open_reply(self) -> AssistantStream:
-        """The streaming reply's widget; a new one when there is none, or when a redraw of the whole path
-        (a compaction while the agent ran on) removed it."""
-        if self._reply is None or self._reply_drawn != self.chat.redraws:
+        """The streaming reply's widget (kept through redraws of the path); a new one when there is none."""
+        if self._reply is None or self._reply.finished:
             return self._begin_reply()
         return self._reply
 
@@ -175,7 +175,9 @@ class AgentEventView:
     async def _message_end(self, event: MessageEnd) -> None:
         role = event.message.get("role")
         if role == "assistant":
-            if not self.chat.shows_entry(event.entry_id):  # a redraw of the whole path may have drawn it
+            if self.chat.shows_entry(event.entry_id):  # a redraw of the whole path drew it from the store
+                await self.chat.discard_stream()
+            else:
                 await self._open_reply().finish(event.message, event.entry_id)
             self._reply = None
             self.timeline.set_streaming_tokens(0)

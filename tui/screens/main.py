@@ -195,6 +195,7 @@ class MainScreen(Screen[None]):
         store = opened.store
         if self.agent is not None:
             await self.agent.close()
+            self.chat.end_stream()  # a reply the old agent left open goes with the next redraw
         settings = self.app.settings
         store.fsync_mode = settings.session.fsync
         hooks = HookRunner.from_settings(settings.hooks.modules, on_error=self._hook_failed)
