@@ -97,7 +97,9 @@ def main() -> None:
 
         filt, filt_max = timed(switch, 10)
         selector.set_filter("default")
-        print(f"filter switch:       median {filt:7.2f} ms (max {filt_max:.2f}) (cached views after one cycle)")
+        print(
+            f"filter switch:       median {filt:7.2f} ms (max {filt_max:.2f}) (cached views after one cycle)"
+        )
         _keystrokes(selector)
 
         selector.select(selector.rows[0].entry_id)

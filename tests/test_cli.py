@@ -138,7 +138,9 @@ def test_stats_name_is_the_latest_session_info_trimmed_or_cleared(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "named.jsonl"
-    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}]
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
+    ]
     for i, name in enumerate(["First", "  Second  "]):
         lines.append(
             {"type": "session_info", "id": f"i{i}", "parentId": f"i{i - 1}" if i else None,

@@ -15,7 +15,9 @@ async def test_f1_lists_kompakt_bindings_with_ids_and_commands(tmp_path, monkeyp
         text = help_markdown(screen)
         assert "`main.compact`" in text and "`prompt.submit`" in text and "`app.help`" in text
         assert "Cursor up" not in text  # the text editor's own keys are not kompakt's bindings
-        assert "/compact [--preview] [instructions]" in text and "/continue" in text and "/inspect [id]" in text
+        assert (
+            "/compact [--preview] [instructions]" in text and "/continue" in text and "/inspect [id]" in text
+        )
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         await pilot.press("escape")

@@ -63,7 +63,9 @@ def test_an_untrusted_project_file_applies_only_its_harmless_keys(project: Path)
     assert loaded.withheld == tuple(HELD)
     assert settings.compaction.keep_recent_tokens == 4000  # harmless: applies at once
     assert settings.compaction.remote_endpoint is None
-    assert "openai/gpt-4o-mini" not in settings.models or settings.models["openai/gpt-4o-mini"].api_base is None
+    assert (
+        "openai/gpt-4o-mini" not in settings.models or settings.models["openai/gpt-4o-mini"].api_base is None
+    )
     assert settings.tools.approval["bash"] != "auto" and settings.tools.approval["read"] == "ask"
     assert settings.hooks.modules == []
     (notice,) = loaded.notices

@@ -328,7 +328,9 @@ async def test_a_reply_streaming_through_redraws_of_the_path_stays_and_finishes(
         await stream.append_text("reply")
         await stream.tool_call_started("t9", "read")
         await app.pane.load_messages(path)
-        await stream.finish(f.assistant("streamed reply", tool_calls=[f.tool_call("read", {}, "t9")])["message"])
+        await stream.finish(
+            f.assistant("streamed reply", tool_calls=[f.tool_call("read", {}, "t9")])["message"]
+        )
         await settle(pilot)
         widgets = app.pane.message_widgets
         assert widgets[-1] is stream.widget and stream.widget.is_attached

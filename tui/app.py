@@ -296,7 +296,9 @@ class KompaktApp(App[None]):
             return
         settings = self.load_result.settings
         self.apply_settings(settings)
-        self.notify(f"Trusted {loaded.project_file}: its settings apply in full.", title="Settings", timeout=6)
+        self.notify(
+            f"Trusted {loaded.project_file}: its settings apply in full.", title="Settings", timeout=6
+        )
         self.settings_changed.publish((settings, diff_settings(old, settings)))
 
     def _settings_invalid(self, error: SettingsError) -> None:

@@ -1099,9 +1099,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="let this directory's .kompakt/settings.toml set the keys that need trust "
         "(apiBase, apiKeyEnv, headers, remoteEndpoint, hooks, auto approvals)",
     )
-    trust.add_argument(
-        "--show", action="store_true", help="only say which keys are held back (default: off)"
-    )
+    trust.add_argument("--show", action="store_true", help="only say which keys are held back (default: off)")
     trust.set_defaults(func=cmd_trust)
     inspect = sub.add_parser("inspect", help="what a past compaction summarised, wrote and kept")
     inspect.add_argument("file", help="the session file (.jsonl)")

@@ -24,7 +24,9 @@ async def render(out: Path, size: tuple[int, int]) -> Path:
         from tui.config.loader import load_settings
         from tui.launch import Launch
 
-        app = KompaktApp(Launch("demo"), load_result=load_settings(None, None, env={}), start_background=False)
+        app = KompaktApp(
+            Launch("demo"), load_result=load_settings(None, None, env={}), start_background=False
+        )
         async with app.run_test(size=size, notifications=False) as pilot:
             await pilot.pause(0.5)
             await pilot.press("f2")

@@ -364,7 +364,10 @@ Messages of the current branch. Scroll to the top to load older messages.
             item.message, item.entry_id = message, entry_id
 
         self.call_after_refresh(self.prune)
-        self._stream, self._stream_item = AssistantStream(widget, self.mount(widget), register_call, on_finish), item
+        self._stream, self._stream_item = (
+            AssistantStream(widget, self.mount(widget), register_call, on_finish),
+            item,
+        )
         return self._stream
 
     def end_stream(self) -> None:

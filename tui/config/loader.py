@@ -239,9 +239,7 @@ def load_settings(
     merged: dict[str, Any] = {}
     for layer in layers:
         merged = deep_merge(merged, layer.data)
-    return LoadResult(
-        validate_layer(merged), user_file, project_file, tuple(layers), hashes, tuple(withheld)
-    )
+    return LoadResult(validate_layer(merged), user_file, project_file, tuple(layers), hashes, tuple(withheld))
 
 
 def trust_dir(user_file: Path | None, env: Mapping[str, str] | None = None) -> Path:
