@@ -10,13 +10,15 @@ message and never splits a tool call from its results; the bridge rule starts th
 turn before that message rather than at the message itself.
 
 Storing it as a pi ``compaction``: pi keeps one contiguous range (``firstKeptEntryId`` onward) after the
-summary, so the tail is that range and **the head is folded into the summary text**, copied word for word
-in a ``<protected-messages>`` block ahead of the notes (``head_tail_summary.fold_protected``). That is
-the only layout that keeps the order head → middle → tail for pi as well: re-appended copies of the head
+summary, so the tail is that range and **the head is folded into the summary message**, reproduced in
+full (``head_copy``) in a ``<protected-messages>`` block ahead of the notes
+(``head_tail_summary.fold_protected``). That is the only layout that keeps the order head → middle →
+tail for pi as well without copying the tail: a separate message or re-appended copies of the head
 would land after the tail. When the latest user message must fall on the summarised side (Hermes's
 "causal coupling", or after the head decays), it is pinned in the same block, so it is always kept.
 ``details.kompakt`` records ``strategy``, ``headEntryIds``, ``pinnedEntryIds``, ``middleEntryIds``,
-``tailStartId``, ``protectedRanges`` and ``headChars`` (the block's length); the next compaction strips
+``tailStartId``, ``protectedRanges``, ``headChars`` (the block's length) and ``estimatedTokensBefore``
+(Hermes's estimate; ``tokensBefore`` is pi 0.73.1's figure, as for keep-recent); the next compaction strips
 the block from the previous summary and summarises those messages with the rest of the middle.
 The effective window is the context window minus ``reserveTokens`` (Hermes's output reservation).
 """
@@ -281,7 +283,7 @@ class HeadTailPlan:
 
     @property
     def protected_messages(self) -> list[Message]:
-        """What the summary carries word for word: the head, then the pinned request."""
+        """What the summary reproduces in full (``head_copy``): the head, then the pinned request."""
         return [*self.head_messages, *self.pinned_messages]
 
     @property
@@ -302,6 +304,8 @@ class HeadTailPlan:
                 "tail": [self.first_kept_entry_id, self.kept_entry_ids[-1]],
             },
             "headChars": head_chars,
+            # tokensBefore is pi's figure; this is Hermes's estimate of the same context (the trigger's).
+            "estimatedTokensBefore": self.estimated_tokens,
             "thresholdTokens": self.threshold.threshold_tokens,
             "tailBudget": self.threshold.tail_budget,
         }
@@ -557,7 +561,7 @@ def plan_head_tail(
         pinned_messages=[item.message for item in pinned],
         summarize_entry_ids=[item.entry_id for item in middle],
         summarize_indices=[item.index for item in middle],
-        # A pinned request is copied word for word beside the notes: it is not summarised as well.
+        # A pinned request is reproduced beside the notes: it is not summarised as well.
         messages_to_summarize=[item.message for item in middle if item not in pinned],
         kept_entry_ids=[item.entry_id for item in tail],
         recent_messages=[item.message for item in tail],

@@ -3,9 +3,10 @@
 The middle is summarised with ``prompts/head_tail_summary.md`` (first compaction) or
 ``prompts/head_tail_update.md`` (the previous notes go in ``<previous-summary>`` and are merged), with
 the size target of Hermes §2.5 as guidance. The stored text is then ``fold_protected``: the protected
-messages (the head, and the latest request when it lies before the tail) copied word for word in front
+messages (the head, and the latest request when it lies before the tail) reproduced in front
 of the notes, because pi's format has room for one kept range only (see ``head_tail``); they are
-written as the summarizer's transcript, so images become placeholders and tool outputs stop at 2,000 chars. The optional
+reproduced in full by :mod:`head_copy` (tool calls with their arguments, outputs up to 50,000
+characters, every cut and image said so), not cut like the summarizer's transcript. The optional
 short summary is written beside the notes, as on the keep-recent path: if it fails the compaction goes on
 without it.
 """
@@ -18,6 +19,7 @@ from dataclasses import replace
 import prompts
 from tui.compaction.errors import SummaryError
 from tui.compaction.file_ops import compute_file_lists
+from tui.compaction.head_copy import BLOCK_MAX_CHARS, PART_MAX_CHARS, head_copy
 from tui.compaction.head_tail import HeadTailPlan
 from tui.compaction.summarizer import (
     PlanSummary,
@@ -29,7 +31,6 @@ from tui.compaction.summarizer import (
     generate_summary,
     with_short_summary,
 )
-from tui.compaction.summary_input import summarizer_transcript
 
 
 def base_prompt(plan: HeadTailPlan) -> str:
@@ -43,7 +44,12 @@ def protected_block(plan: HeadTailPlan) -> str:
     if not plan.protected_messages:
         return ""
     return (
-        prompts.render("head_tail_protected", transcript=summarizer_transcript(plan.protected_messages))
+        prompts.render(
+            "head_tail_protected",
+            transcript=head_copy(plan.protected_messages),
+            part_cap=f"{PART_MAX_CHARS:,}",
+            block_cap=f"{BLOCK_MAX_CHARS:,}",
+        )
         + "\n\n"
     )
 

@@ -108,7 +108,7 @@ class CompactionSettings(BaseModel):
         3,
         ge=0,
         le=100,
-        description="head-tail: how many opening messages the first compaction keeps word for word; later "
+        description="head-tail: how many opening messages the first compaction reproduces in full; later "
         "compactions summarise them too.",
     )
     head_tail_protect_last: int = Field(
