@@ -107,6 +107,10 @@ def test_the_whole_copy_stops_at_its_own_cap_and_says_so() -> None:
     assert "2" * 10_000 in text and "2" * 10_001 not in text  # 45,000 + 45,000 + 10,000 = the cap
     assert f"limit: {BLOCK_MAX_CHARS:,} for the whole copy" in text
     assert len(text) < BLOCK_MAX_CHARS + 2_000
+    # Messages past the limit get one note between them, not a heading and a note each.
+    many = head_copy(outputs + [f.user(f"later {n}")["message"] for n in range(50)])
+    assert "the 50 messages that follow in the session are not reproduced" in many
+    assert "later" not in many and len(many) < BLOCK_MAX_CHARS + 2_000
 
 
 def test_secrets_in_the_head_are_redacted_like_the_exports() -> None:

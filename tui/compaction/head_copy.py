@@ -75,7 +75,14 @@ def head_copy(messages: Sequence[Message]) -> str:
     """The protected messages (context roles) as the text of the copy, redacted; empty for none."""
     lines: list[str] = []
     room = BLOCK_MAX_CHARS
-    for message in convert_to_llm(messages):
+    wire = convert_to_llm(messages)
+    for index, message in enumerate(wire):
+        if room == 0:
+            # One note for everything after the limit, not one per part.
+            lines.append(
+                prompts.render("head_copy_full", cap=f"{BLOCK_MAX_CHARS:,}", left=str(len(wire) - index))
+            )
+            break
         lines.append(_heading(message))
         for kind, value in _parts(message):
             if kind == "image":
