@@ -417,8 +417,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
         )
     prepared = prepare_session_compaction(path, settings, window, prune=not args.no_prune)
     plan, pruning = prepared.plan, prepared.prune
-    limit = threshold(window, config.reserve_tokens)
-    context_tokens = sized.estimate.tokens
+    if config.strategy == "head-tail":
+        # Hermes's trigger: its own estimate of the (pruned) path against its own threshold, as the agent.
+        from tui.compaction.head_tail import HeadTailConfig, context_size
+
+        head_tail = HeadTailConfig.from_settings(config)
+        limit = head_tail.threshold(window, config.reserve_tokens).threshold_tokens
+        context_tokens = context_size(prepared.planned_path)[1]
+        crossed = context_tokens >= limit
+        measure = "head-tail estimate"
+    else:
+        limit = threshold(window, config.reserve_tokens)
+        context_tokens = sized.estimate.tokens
+        crossed = context_tokens > limit
+        measure = "usage + estimate"
     result = {
         **plan.to_json(),
         "leafId": leaf,
@@ -431,7 +443,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         "settingsSources": {key: sources[key] for _, _, key in _COMPACTION_FLAGS},
         "threshold": limit,
         "contextTokens": context_tokens,
-        "thresholdCrossed": context_tokens > limit,
+        "contextTokensMeasure": measure,
+        "thresholdCrossed": crossed,
         "pruning": pruning.to_json(),
     }
     if args.json:
@@ -444,10 +457,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     console = _console()
     table = key_value_table()
     table.add_row("model", f"{model} ({model_source})")
-    table.add_row("context", f"{context_tokens:,} / {window:,} tokens (window: {window_source})")
-    crossed = "crossed" if result["thresholdCrossed"] else "not crossed"
+    table.add_row("context", f"{context_tokens:,} / {window:,} tokens ({measure}; window: {window_source})")
+    said = "crossed" if crossed else "not crossed"
     reserve = f"reserve {config.reserve_tokens:,} from {sources['compaction.reserveTokens']}"
-    table.add_row("threshold", f"{limit:,} (window − {reserve}): {crossed}")
+    rule = (
+        f"head-tail's trigger, window − {reserve}"
+        if measure == "head-tail estimate"
+        else f"window − {reserve}"
+    )
+    table.add_row("threshold", f"{limit:,} ({rule}): {said}")
     table.add_row("strategy", f"{config.strategy} ({sources['compaction.strategy']})")
     if isinstance(plan, CompactionPlan):
         table.add_row("firstKeptEntryId", plan.first_kept_entry_id)
@@ -472,7 +490,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     elif isinstance(plan, HeadTailPlan):
         table.add_row("firstKeptEntryId", plan.first_kept_entry_id)
         table.add_row("tokensBefore", f"{plan.tokens_before:,}")
-        table.add_row("head", f"{len(plan.head_entry_ids)} messages, ≈{plan.head_tokens:,} tokens (copied)")
+        table.add_row(
+            "head",
+            f"{len(plan.head_entry_ids)} messages, ≈{plan.head_tokens:,} tokens (reproduced in the summary)",
+        )
+        if plan.pinned_entry_ids:
+            table.add_row("pinned", f"latest request {plan.pinned_entry_ids[0]} (reproduced in the summary)")
         table.add_row(
             "summarise", f"{len(plan.summarize_entry_ids)} messages, ≈{plan.summarized_tokens:,} tokens"
         )
