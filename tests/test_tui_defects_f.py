@@ -134,6 +134,13 @@ async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_writ
             assert action not in offered
             assert f"| {action} |" not in helped
         assert "Go here" in offered  # navigation (without a summary) stays
+        # Choosing a model records a model_change entry: refused too, by name and by the picker (F6).
+        model = screen.agent.model
+        await screen.run_command("model", "openai/other")
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: sum("read-only" in n[1] for n in app.notes) >= 4, "the model refusals")
+        assert screen.agent.model == model and app.screen is screen
+        assert app.launch.path.read_bytes() == before
 
 
 async def test_an_unknown_command_keeps_its_text_and_a_double_slash_sends_one(

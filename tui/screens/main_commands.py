@@ -87,6 +87,9 @@ def pick_model(screen: MainScreen, name: str) -> None:
     """``/model name`` sets it; F6 or a bare ``/model`` opens the picker."""
     from tui.screens.model_picker import ModelPicker
 
+    if screen.refuse_read_only():  # the choice is recorded as a model_change entry
+        return
+
     def chosen(model: str | None) -> None:
         if model and screen.agent is not None:
             screen.agent.set_model(model)
