@@ -374,3 +374,46 @@ def test_export_session_replaces_an_existing_file(demo: Path, tmp_path: Path) ->
     with SessionStore.open(demo, read_only=True) as store:
         assert export_session(store, "md", target) == target
     assert target.read_text().startswith("# Demo") and list(tmp_path.iterdir()) == [target]
+
+
+def test_an_export_reads_a_snapshot_while_the_session_grows(tmp_path: Path) -> None:
+    """/export renders on a thread while the agent appends: it reads a snapshot, a whole prefix holding its
+    leaf, that later appends do not change and that cannot be written to."""
+    import threading
+
+    from tui.session.store import ReadOnlySessionError
+    from tui.session.tree import TreeIndex
+
+    store = text_session(tmp_path / "s.jsonl", "first", "out")
+    frozen = store.snapshot()
+    frozen_ids = [e["id"] for e in frozen.entries]
+    store.append_message({"role": "user", "content": [{"type": "text", "text": "after the snapshot"}]})
+    assert [e["id"] for e in frozen.entries] == frozen_ids and frozen.leaf_id == frozen_ids[-1]
+    assert "after the snapshot" not in export_markdown(frozen)
+    with pytest.raises(ReadOnlySessionError):
+        frozen.append_message({"role": "user", "content": "no"})
+    fresh = TreeIndex(frozen.entries)
+    assert frozen.tree.labels == fresh.labels and frozen.tree.children == fresh.children
+    # Snapshots taken on a thread while the store appends are each consistent and render.
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def reader() -> None:
+        try:
+            while not done.is_set():
+                copy = store.snapshot()
+                assert copy.leaf_id in copy.tree.by_id
+                export_markdown(copy, copy.leaf_id)
+        except BaseException as exc:  # reported below, on the test's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        for n in range(300):
+            store.append_message({"role": "user", "content": [{"type": "text", "text": f"more {n}"}]})
+    finally:
+        done.set()
+        thread.join()
+    assert failures == []
+    assert "more 299" in export_markdown(store.snapshot())

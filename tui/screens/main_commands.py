@@ -144,5 +144,7 @@ def export(screen: MainScreen, kind: str) -> None:
 async def _export(screen: MainScreen, agent: AgentSession, fmt: ExportFormat) -> None:
     from tui.export import export_session
 
-    path = await asyncio.to_thread(export_session, agent.store, fmt, leaf_id=agent.store.leaf_id)
+    store, leaf = agent.store, agent.store.leaf_id
+    # The agent may append while the page renders: the thread reads a snapshot, not the live index.
+    path = await asyncio.to_thread(lambda: export_session(store.snapshot(), fmt, leaf_id=leaf))
     screen.notify(f"Wrote {path}", title="Exported")

@@ -565,6 +565,20 @@ class SessionStore:
     def name(self) -> str | None:
         return self.tree.name
 
+    def snapshot(self) -> SessionStore:
+        """A read-only copy of what is loaded now, for a reader (an export) on another thread.
+
+        Safe to call from that thread while this store appends on the event loop: the leaf is read first
+        and the entry list is then copied in one step, and a stored entry never changes, so the copy is a
+        whole prefix of the session that holds its leaf. The copy's own index is built from it.
+        """
+        leaf, header, entries = self._leaf_id, dict(self.header), list(self.entries)
+        copy = SessionStore(self.path, read_only=True, fsync=self.fsync_mode, persist_leaf=False)
+        copy.header, copy.entries, copy._leaf_id = header, entries, leaf
+        copy.tree = TreeIndex(entries)
+        copy.read_only_reason = f"{self.path}: a snapshot for reading"
+        return copy
+
     def get(self, entry_id: str) -> Entry:
         try:
             return self.tree.by_id[entry_id]
