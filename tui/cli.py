@@ -757,6 +757,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
     # The session applies its own values over the settings layers; the flags go on top of both below.
     settings, _ = effective_settings(args, flags=False)
+    if args.model:
+        from tui.agent.model_info import unroutable_reason
+
+        # A model named on the command line that cannot be called is a typo, not a reason to write the
+        # deterministic summary: stop before the file is opened for writing (a failing call still falls back).
+        if problem := unroutable_reason(args.model, _model_overrides(settings)):
+            raise UserError(f"--model: {problem}; nothing was written")
     # A dry run opens the file read-only: nothing can be appended, and the bytes stay as they were.
     store = SessionStore.open(Path(args.file), read_only=args.dry_run)
     try:
@@ -885,6 +892,7 @@ def run_tui(
 ) -> int:
     """Start the full-screen app (the only place Textual gets imported)."""
     from tui.launch import Launch
+    from tui.launch import open_session as launch_session
 
     if path is not None:
         import os
@@ -893,14 +901,19 @@ def run_tui(
 
         # A FIFO, a device, a directory or an unreadable file: one line here, not a TUI that cannot open it.
         os.close(open_regular(Path(path), os.O_RDONLY))
-    from tui.app import KompaktApp
-
     launch = Launch(launch_mode, Path(path) if path else None, resume_demo=resume_demo)  # type: ignore[arg-type]
     if session_dir:
         from tui.session.catalog import expand_home
 
         launch.session_dir = Path(expand_home(session_dir))
+    # A file named on the command line that cannot be opened (not a session, an unknown version) is an
+    # error here, before the screen takes over: the TUI's fallback of a new session is for -c and friends.
+    opened = launch_session(launch) if path is not None else None
+    from tui.app import KompaktApp
+
     app = KompaktApp(launch)
+    if opened is not None:
+        app.use_session(launch, opened)
     app.run()
     # Textual prints a crash's traceback and sets return_code 1; an exit after a crash is never 0.
     return app.return_code or 0

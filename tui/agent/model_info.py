@@ -31,6 +31,27 @@ def split_model(model: str) -> tuple[str, str]:
     return provider, model_id
 
 
+def unroutable_reason(model: str, overrides: Overrides | None = None) -> str | None:
+    """Why litellm cannot send anything to ``model`` (a provider it does not know: ``typo/x``), or None.
+
+    Only the name is checked, no request is made: a routable model may still fail when called."""
+    from tui.agent.offline import is_offline
+
+    if is_offline(model):
+        return None
+    api_base = (overrides or {}).get(model, {}).get("apiBase")
+    try:
+        load_litellm().get_llm_provider(model, api_base=api_base)
+    except Exception:  # BadRequestError: "LLM Provider NOT provided"
+        provider = model.rpartition("/")[0]
+        known = f"no provider named {provider!r}" if provider else "no provider prefix"
+        return (
+            f"litellm cannot route the model {model!r} ({known}); "
+            "name it as provider/model, for example openai/gpt-4o-mini or ollama/llama3"
+        )
+    return None
+
+
 def _info(model: str) -> Mapping[str, Any]:
     # Until litellm has loaded (in the background, seconds after start), read its bundled model map as
     # JSON: importing litellm here would freeze the UI for seconds.
