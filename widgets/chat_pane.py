@@ -307,6 +307,25 @@ Messages of the current branch. Scroll to the top to load older messages.
         event.stop()
         self.run_worker(self.load_earlier(), group="chat.backfill")
 
+    async def scroll_to_entry(self, entry_id: str) -> bool:
+        """Scroll so the message of ``entry_id`` is at the top, loading older messages until it is
+        mounted; False when the chat does not show that entry (a tool result shows with its call)."""
+        index = next((i for i, item in enumerate(self._items) if item.entry_id == entry_id), None)
+        if index is None:
+            return False
+        while index < self._first:
+            if not await self.load_earlier():
+                if self._loading:  # a backfill is running: let it finish, then go on
+                    await self._next_refresh()
+                    continue
+                return False
+        if not 0 <= index - self._first < len(self._mounted):
+            return False  # pruned or redrawn meanwhile
+        widget = self._mounted[index - self._first]
+        await self._next_refresh()  # the freshly mounted messages need their heights first
+        self.scroll_to_widget(widget, top=True, animate=False, immediate=True)
+        return True
+
     # Appending -------------------------------------------------------------------------------------
 
     def shows_entry(self, entry_id: str | None) -> bool:

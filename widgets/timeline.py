@@ -14,14 +14,15 @@ with a cache of strips rebuilt only when the state or the width changes.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
 from rich.style import Style
 from textual import work
 from textual.binding import Binding, BindingType
+from textual.events import Click, Leave, MouseEvent, MouseMove
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -49,6 +50,7 @@ from widgets.timeline_layout import (
     LEFT_EIGHTHS,
     BarLayout,
 )
+from widgets.timeline_pointer import compaction_text, format_tokens, segment_text
 
 if TYPE_CHECKING:
     from tui.compaction.head_tail import HeadTailConfig
@@ -78,15 +80,6 @@ _FILLS = (
     FILL_FREE,
     FILL_RESERVE,
 )
-
-
-def format_tokens(tokens: float) -> str:
-    """Short token counts: 950, 8.4k, 200k, 1.2M."""
-    if abs(tokens) < 1_000:
-        return f"{tokens:.0f}"
-    if abs(tokens) < 1_000_000:
-        return f"{tokens / 1_000:.1f}".removesuffix(".0") + "k"
-    return f"{tokens / 1_000_000:.1f}".removesuffix(".0") + "M"
 
 
 def _short_time(timestamp: str) -> str:
@@ -180,10 +173,14 @@ protected head a head-tail compaction copied into its summary, and the bracket i
 - `p`: preview the compaction the what-if would write (the inspector shows it; Enter writes it, Esc drops it)
 - `i`: inspect the latest compaction (what it summarised, its summary, what it kept)
 - `a`: apply the what-if to this session only (stored in the session file; `/session-settings clear` removes it)
-- `enter`: compact now with the what-if settings
+- `enter`: compact now with the what-if settings (with a past compaction selected: inspect it)
 - `b`: jump to the boundary entry in the tree
+- `left` / `right`: walk the bar's segments; the tree pane selects the entry and the chat scrolls to it
+  (a click on a segment, a point of the context chart or a past compaction does the same; hovering
+  says what it is)
+- `down` / `up`: select a past compaction in the panel (`enter` or a second click inspects it)
 - `space`: expand or collapse the panel
-- `escape`: cancel a running compaction
+- `escape`: cancel a running compaction, else clear the selection
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -211,6 +208,10 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         Binding("i", "inspect", "Inspect last compaction", show=False, id="timeline.inspect"),
         Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
         Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
+        Binding("left", "walk(-1)", "Previous segment", show=False, id="timeline.previous_segment"),
+        Binding("right", "walk(1)", "Next segment", show=False, id="timeline.next_segment"),
+        Binding("down", "walk_past(1)", "Older compaction", show=False, id="timeline.older_compaction"),
+        Binding("up", "walk_past(-1)", "Newer compaction", show=False, id="timeline.newer_compaction"),
         Binding("space", "toggle_expanded", "Expand timeline", id="timeline.toggle"),
         Binding("escape", "cancel_compaction", "Cancel compaction", id="timeline.cancel"),
     ]
@@ -224,6 +225,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         "timeline--muted",
         "timeline--title",
         "timeline--busy",
+        "timeline--selected",
     }
 
     DEFAULT_CSS = """
@@ -251,6 +253,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         & > .timeline--muted { color: $foreground-muted; }
         & > .timeline--title { text-style: bold; }
         & > .timeline--busy { color: $warning; text-style: bold; }
+        & > .timeline--selected { color: $background; background: $foreground; text-style: bold; }
     }
     """
 
@@ -294,7 +297,18 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             self.strategy = strategy
 
     class InspectRequested(Message):
-        """Open the inspector on the latest compaction of the active path."""
+        """Open the inspector on this compaction (None: the latest of the active path)."""
+
+        def __init__(self, compaction_id: str | None = None) -> None:
+            super().__init__()
+            self.compaction_id = compaction_id
+
+    class EntryPointed(Message):
+        """A segment (or a chart point, or a past compaction) was clicked or walked to: show its entry."""
+
+        def __init__(self, entry_id: str) -> None:
+            super().__init__()
+            self.entry_id = entry_id
 
     class StrategyChanged(Message):
         """The what-if strategy was switched from the keyboard."""
@@ -326,6 +340,16 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         self._compacting: tuple[str, float] | None = None
         self._spinner: Timer | None = None
         self._lines: tuple[int, list[Strip]] | None = None  # (width, rows) as last built
+        # Pointing: the selected segment's entry, the selected past compaction, what each drawn row
+        # points at (for the mouse) and the bar's geometry as last drawn.
+        self._selected: str | None = None
+        self._past_selected: str | None = None
+        self._row_targets: list[tuple[str, Any] | None] = []
+        self._layout: BarLayout | None = None
+        self._segment_indices: tuple[tuple[Any, ...], dict[str, int]] | None = None
+        self._entries: dict[str, Entry] | None = None
+        # Set by the screen: the label of an entry (the tree's labels are not on the path).
+        self.label_of: Callable[[str], str | None] | None = None
 
     # --- public API -------------------------------------------------------------------------
 
@@ -364,6 +388,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         if head_tail is not None:
             self._head_tail = head_tail
         self._path = path_entries
+        self._entries = None
         self._streaming_tokens = 0
         self._what_if_generation += 1
         from tui.compaction.timeline import build_timeline  # loaded with the first session, not at start
@@ -380,6 +405,28 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             head_tail=self._head_tail,
         )
         self._redraw()
+
+    @property
+    def selected_entry_id(self) -> str | None:
+        """The entry of the selected segment, if it is still on the bar."""
+        return self._selected if self._segment_index(self._selected) is not None else None
+
+    @property
+    def selected_compaction_id(self) -> str | None:
+        """The past compaction selected in the panel's list, if it is still on the path."""
+        if self._timeline is None or self._past_selected is None:
+            return None
+        ids = {c.entry_id for c in self._timeline.compactions}
+        return self._past_selected if self._past_selected in ids else None
+
+    def describe_segment(self, index: int) -> str:
+        """Segment ``index`` of the bar in words (its tooltip)."""
+        assert self._timeline is not None
+        segment = self._timeline.segments[index]
+        if self._entries is None:
+            self._entries = {str(e.get("id")): e for e in self._path}
+        label = self.label_of(segment.entry_id) if self.label_of is not None else None
+        return segment_text(segment, self._entries.get(segment.entry_id), label)
 
     def set_what_if(self, keep_recent_tokens: int, reserve_tokens: int) -> None:
         """Show where a compaction with these settings would cut."""
@@ -486,6 +533,9 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         self.post_message(self.StrategyChanged(other))
 
     def action_compact_now(self) -> None:
+        if self.expanded and (selected := self.selected_compaction_id) is not None:
+            self.post_message(self.InspectRequested(selected))
+            return
         settings = self.what_if_settings
         strategy = self.what_if_strategy
         if settings is not None and strategy is not None and self._compacting is None:
@@ -514,11 +564,138 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         self.expanded = not self.expanded
 
     def action_cancel_compaction(self) -> None:
-        self.post_message(self.CancelRequested())
+        if self._compacting is not None:
+            self.post_message(self.CancelRequested())
+        else:  # Escape with nothing running clears what the keys or the mouse selected
+            self._selected = self._past_selected = None
+            self._redraw()
+
+    def _segment_index(self, entry_id: str | None) -> int | None:
+        timeline = self._timeline
+        if timeline is None or entry_id is None:
+            return None
+        if self._segment_indices is None or self._segment_indices[0] is not timeline.segments:
+            indices = {segment.entry_id: i for i, segment in enumerate(timeline.segments)}
+            self._segment_indices = (timeline.segments, indices)
+        return self._segment_indices[1].get(entry_id)
+
+    def select_segment(self, index: int) -> None:
+        """Select segment ``index`` of the bar and ask the screen to show its entry."""
+        assert self._timeline is not None
+        entry_id = self._timeline.segments[index].entry_id
+        self._selected = entry_id
+        self._redraw()
+        self.post_message(self.EntryPointed(entry_id))
+
+    def action_walk(self, step: int) -> None:
+        timeline = self._timeline
+        if timeline is None or not timeline.segments:
+            return
+        last = len(timeline.segments) - 1
+        current = self._segment_index(self._selected)
+        # The first press starts at the end it points to.
+        index = (last if step < 0 else 0) if current is None else min(last, max(0, current + step))
+        self.select_segment(index)
+
+    def _select_past(self, compaction_id: str | None) -> None:
+        self._past_selected = compaction_id
+        self._redraw()
+        if compaction_id is not None:
+            self.post_message(self.EntryPointed(compaction_id))
+
+    def action_walk_past(self, step: int) -> None:
+        """↓ selects the newest past compaction, then older ones; ↑ goes back up and off the list."""
+        if self._timeline is None:
+            return
+        newest_first = [c.entry_id for c in reversed(self._timeline.compactions)]
+        if not newest_first:
+            return
+        current = self.selected_compaction_id
+        if current is None:
+            if step > 0:
+                self._select_past(newest_first[0])
+            return
+        index = newest_first.index(current) + step
+        if index < 0:
+            self._select_past(None)
+        else:
+            self._select_past(newest_first[min(index, len(newest_first) - 1)])
+
+    # --- the mouse --------------------------------------------------------------------------
+
+    def _target_at(self, event: MouseEvent) -> tuple[str, Any] | None:
+        """What the mouse is on: ``("segment", index)``, ``("past", id)`` or ``("area", text)``."""
+        offset = event.get_content_offset(self)
+        if offset is None or not 0 <= offset.y < len(self._row_targets):
+            return None
+        target = self._row_targets[offset.y]
+        if target is None:
+            return None
+        kind = target[0]
+        if kind == "bar" and self._layout is not None:
+            index = self._layout.segment_at(offset.x)
+            if index is not None:
+                return ("segment", index)
+            area = self._area_text(offset.x)
+            return ("area", area) if area else None
+        if kind == "past":
+            return target
+        return None
+
+    def _area_text(self, column: int) -> str | None:
+        """What a cell of the bar that is no entry shows: the overhead, free space, the reserve."""
+        layout, timeline = self._layout, self._timeline
+        if layout is None or timeline is None or not 0 <= column < layout.width:
+            return None
+        cell = layout.cells[column]
+        threshold = format_tokens(timeline.what_if.threshold)
+        return {
+            FILL_OVERHEAD: f"system prompt, tools and what the provider adds: {format_tokens(timeline.overhead_tokens)} "
+            "tokens (usage − the estimate of the messages)",
+            FILL_FREE: f"free space up to the threshold {threshold}",
+            FILL_RESERVE: f"reserve: {format_tokens(timeline.what_if.reserve_tokens)} tokens above the threshold",
+            FILL_STREAMING: f"the reply streaming now: +{format_tokens(self._streaming_tokens)} tokens",
+        }.get(cell.left)
+
+    def on_click(self, event: Click) -> None:
+        target = self._target_at(event)
+        if target is None:
+            return
+        event.stop()
+        kind, value = target
+        if kind == "segment":
+            self.select_segment(value)
+        elif kind == "past":
+            if value == self.selected_compaction_id:
+                self.post_message(self.InspectRequested(value))  # a second click opens it
+            else:
+                self._select_past(value)
+
+    def on_mouse_move(self, event: MouseMove) -> None:
+        target = self._target_at(event)
+        text: str | None = None
+        if target is not None:
+            kind, value = target
+            if kind == "segment":
+                text = self.describe_segment(value)
+            elif kind == "past":
+                past = {c.entry_id: c for c in self._timeline.compactions} if self._timeline else {}
+                text = compaction_text(past[value]) if value in past else None
+            else:
+                text = value
+        if text != self.tooltip:
+            self.tooltip = text
+
+    def on_leave(self, event: Leave) -> None:
+        self.tooltip = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_compaction":
-            return self._compacting is not None
+            return self._compacting is not None or bool(self._selected or self._past_selected)
+        if action == "walk_past":
+            return self.expanded and bool(self._timeline and self._timeline.compactions)
+        if action == "compact_now" and self.expanded and self.selected_compaction_id is not None:
+            return True  # Enter inspects the selected past compaction (reading is fine read-only)
         if action in ("compact_now", "apply_to_session", "preview"):
             return not session_read_only(self.app)  # D5: no write action on a read-only session
         return True
@@ -554,18 +731,41 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         timeline = self._timeline
         if timeline is None:
             empty = _text_strip([("No session yet.", self._style("muted"))], width, base)
+            self._row_targets, self._layout = [], None
             return [Strip.blank(width, base), empty, Strip.blank(width, base)]
         layout = BarLayout(timeline, width, self._streaming_tokens)
-        lines = [
-            self._marker_row(layout, base),
-            self._bar_row(layout),
-            self._status_row(timeline, width, base),
+        self._layout = layout
+        selected = self._segment_index(self._selected)
+        rows: list[tuple[Strip, tuple[str, Any] | None]] = [
+            (self._marker_row(layout, base), ("bar", None)),
+            (self._bar_row(layout, selected), ("bar", None)),
+            (self._status_row(timeline, width, base), None),
         ]
+        if selected is not None:
+            rows.append((self._pointer_row(selected, width, base), None))
         if self.expanded:
-            lines.extend(self._panel_rows(timeline, width, base))
-        return lines
+            rows.extend(self._panel_rows(timeline, width, base))
+        self._row_targets = [target for _strip, target in rows]
+        return [strip for strip, _target in rows]
 
-    def _bar_row(self, layout: BarLayout) -> Strip:
+    def _pointer_row(self, index: int, width: int, base: Style) -> Strip:
+        """The selected segment in words, with the keys that move it."""
+        text = self.describe_segment(index)
+        selected = self._style("selected")
+        return _fitted(
+            [
+                [
+                    ("▸", selected),
+                    (f" {text}", self._style("title")),
+                    ("  ← → walk · esc clear", self._style("muted")),
+                ],
+                [("▸", selected), (f" {text}", self._style("title"))],
+            ],
+            width,
+            base,
+        )
+
+    def _bar_row(self, layout: BarLayout, selected: int | None = None) -> Strip:
         fills = {fill: self._style(fill) for fill in _FILLS}
         segments = []
         for cell in layout.cells:
@@ -577,6 +777,10 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                 # The left region as the block's foreground over the right region's background.
                 split = Style(color=style.bgcolor, bgcolor=fills[cell.right].bgcolor)
                 segments.append(RichSegment(LEFT_EIGHTHS[cell.eighths], split))
+        if selected is not None:
+            style = self._style("selected")
+            for column in layout.segment_columns(selected):
+                segments[column] = RichSegment(" ", style)
         return Strip(segments, layout.width).simplify()
 
     def _marker_row(self, layout: BarLayout, base: Style) -> Strip:
@@ -701,7 +905,9 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             short += f" +head {format_tokens(what_if.head_tokens)}"
         return long, short
 
-    def _panel_rows(self, timeline: Timeline, width: int, base: Style) -> list[Strip]:
+    def _panel_rows(
+        self, timeline: Timeline, width: int, base: Style
+    ) -> list[tuple[Strip, tuple[str, Any] | None]]:
         muted = self._style("muted")
         title = self._style("title")
         regions = timeline.region_tokens
@@ -799,45 +1005,75 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                 )
             ]
         keys = "+ - < > keep · [ ] { } reserve · s strategy · r reset"
+        inspect = self.selected_compaction_id is not None
+        enter_long, enter_short = (
+            ("enter inspect", "⏎ inspect") if inspect else ("enter compact now", "⏎ compact")
+        )
         keys_rows = [
-            [(f"{keys} · enter compact now · b go to ▼", muted)],
-            [(f"{keys} · ⏎ compact · b ▼", muted)],
+            [(f"{keys} · {enter_long} · b go to ▼ · ← → segments · ↓ ↑ compactions", muted)],
+            [(f"{keys} · {enter_long} · b go to ▼", muted)],
+            [(f"{keys} · {enter_short} · b ▼", muted)],
         ]
-        rows = [
-            _text_strip(legend, width, base),
-            _fitted(markers, width, base),
-            _text_strip(settings_row, width, base),
-            _text_strip(cut_row, width, base),
-            _text_strip(figures_row, width, base),
-            _fitted(keys_rows, width, base),
+        rows: list[tuple[Strip, tuple[str, Any] | None]] = [
+            (_text_strip(legend, width, base), None),
+            (_fitted(markers, width, base), None),
+            (_text_strip(settings_row, width, base), None),
+            (_text_strip(cut_row, width, base), None),
+            (_text_strip(figures_row, width, base), None),
+            (_fitted(keys_rows, width, base), None),
         ]
-        past = timeline.compactions
-        rows.append(_text_strip([(f"Past compactions ({len(past)}), newest first", title)], width, base))
-        if not past:
-            rows.append(_text_strip([("  none on this path", muted)], width, base))
-        for compaction in reversed(past[-PAST_ROWS:]):
+        rows.extend(self._past_rows(timeline, width, base))
+        return rows
+
+    def _past_rows(
+        self, timeline: Timeline, width: int, base: Style
+    ) -> list[tuple[Strip, tuple[str, Any] | None]]:
+        """The past compactions, newest first: at most :data:`PAST_ROWS`, scrolled to the selected one."""
+        muted, title = self._style("muted"), self._style("title")
+        newest_first = list(reversed(timeline.compactions))
+        rows: list[tuple[Strip, tuple[str, Any] | None]] = [
+            (
+                _text_strip([(f"Past compactions ({len(newest_first)}), newest first", title)], width, base),
+                None,
+            )
+        ]
+        if not newest_first:
+            rows.append((_text_strip([("  none on this path", muted)], width, base), None))
+            return rows
+        selected = self.selected_compaction_id
+        at = next((i for i, c in enumerate(newest_first) if c.entry_id == selected), 0)
+        first = max(0, at - PAST_ROWS + 1)
+        if first:
+            rows.append((_text_strip([(f"  … {first} newer", muted)], width, base), None))
+        for compaction in newest_first[first : first + PAST_ROWS]:
             after = ("" if compaction.tokens_after_recorded else "≈") + format_tokens(compaction.tokens_after)
             duration = f"  {compaction.duration_ms / 1000:.1f}s" if compaction.duration_ms is not None else ""
+            chosen = compaction.entry_id == selected
             rows.append(
-                _text_strip(
-                    [
-                        (f"  {_short_time(compaction.timestamp)}  ", muted),
-                        (sanitize(compaction.entry_id)[:12], self._style("boundary")),
-                        (f"  {format_tokens(compaction.tokens_before)} → {after}  ", title),
-                        (
-                            f"{compaction.reason}{duration}  ▼ {sanitize(compaction.first_kept_entry_id)[:12]}",
-                            muted,
-                        ),
-                        (f"  {sanitize(compaction.method)}" if compaction.method else "", muted),
-                        (
-                            f"  ⚠ {sanitize(compaction.warning)}" if compaction.warning else "",
-                            self._style("threshold"),
-                        ),
-                    ],
-                    width,
-                    base,
+                (
+                    _text_strip(
+                        [
+                            ("▸ " if chosen else "  ", self._style("selected") if chosen else muted),
+                            (f"{_short_time(compaction.timestamp)}  ", muted),
+                            (sanitize(compaction.entry_id)[:12], self._style("boundary")),
+                            (f"  {format_tokens(compaction.tokens_before)} → {after}  ", title),
+                            (
+                                f"{compaction.reason}{duration}  ▼ {sanitize(compaction.first_kept_entry_id)[:12]}",
+                                muted,
+                            ),
+                            (f"  {sanitize(compaction.method)}" if compaction.method else "", muted),
+                            (
+                                f"  ⚠ {sanitize(compaction.warning)}" if compaction.warning else "",
+                                self._style("threshold"),
+                            ),
+                        ],
+                        width,
+                        base,
+                    ),
+                    ("past", compaction.entry_id),
                 )
             )
-        if len(past) > PAST_ROWS:
-            rows.append(_text_strip([(f"  … {len(past) - PAST_ROWS} older", muted)], width, base))
+        older = len(newest_first) - first - PAST_ROWS
+        if older > 0:
+            rows.append((_text_strip([(f"  … {older} older", muted)], width, base), None))
         return rows

@@ -77,6 +77,44 @@ class BarLayout:
         """The cell that shows context coordinate ``x`` (clamped to the bar)."""
         return min(self.width - 1, max(0, math.floor(self.position(x))))
 
+    def segment_span(self, index: int) -> tuple[float, float]:
+        """The (fractional) cells segment ``index`` of the timeline covers on the bar."""
+        segment = self.timeline.segments[index]
+        return self.position(segment.start), self.position(segment.end)
+
+    def segment_columns(self, index: int) -> range:
+        """The cells that show segment ``index`` (at least one, even for a zero-width one)."""
+        a, b = self.segment_span(index)
+        first = min(self.width - 1, max(0, math.floor(a)))
+        last = max(first, min(self.width - 1, math.ceil(b) - 1))
+        return range(first, last + 1)
+
+    def segment_at(self, column: int) -> int | None:
+        """The segment that covers most of cell ``column`` (None over the overhead, free space or reserve).
+
+        Segments are in bar order, so the search is a bisection to the first segment ending past the
+        cell, then a short scan of those that share it (many summarised ones can).
+        """
+        segments = self.timeline.segments
+        if not 0 <= column < self.width or not segments:
+            return None
+        low, high = 0, len(segments)
+        while low < high:
+            middle = (low + high) // 2
+            if self.position(segments[middle].end) <= column:
+                low = middle + 1
+            else:
+                high = middle
+        best, best_overlap = None, 0.0
+        for index in range(low, len(segments)):
+            a, b = self.segment_span(index)
+            if a >= column + 1:
+                break
+            overlap = min(b, column + 1) - max(a, column)
+            if overlap > best_overlap:
+                best, best_overlap = index, overlap
+        return best
+
     def _spans(self, tail: int) -> list[tuple[float, float, str]]:
         timeline = self.timeline
         spans: list[tuple[float, float, str]] = []

@@ -36,6 +36,8 @@ BINDING_IDS = frozenset(
         "timeline.preview", "timeline.reserve_down_big", "timeline.reserve_up", "timeline.reserve_up_big",
         "timeline.reset_what_if",
         "timeline.switch_strategy", "timeline.toggle",
+        "timeline.previous_segment", "timeline.next_segment", "timeline.older_compaction",
+        "timeline.newer_compaction",
         "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
         "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only",
         "tree.fold_or_up", "tree.inspect", "tree.label", "tree.label_times", "tree.navigate", "tree.page_down", "tree.page_up",

@@ -102,6 +102,9 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.chat = ChatPane(id="chat")
         self.timeline = CompactionTimeline(id="timeline")
+        self.timeline.label_of = lambda entry_id: (
+            self.agent.store.tree.label(entry_id) if self.agent else None
+        )
         from tui.session.catalog import kompakt_home
 
         self.prompt = PromptInput(id="prompt", history_path=kompakt_home() / "prompt-history.jsonl")
@@ -637,7 +640,20 @@ class MainScreen(Screen[None]):
     @on(CompactionTimeline.InspectRequested)
     def _inspect_latest(self, event: CompactionTimeline.InspectRequested) -> None:
         event.stop()
-        self.compaction_flow("inspect", None)
+        self.compaction_flow("inspect", event.compaction_id)
+
+    @on(CompactionTimeline.EntryPointed)
+    def _timeline_pointed(self, event: CompactionTimeline.EntryPointed) -> None:
+        """A click or ←/→ on the timeline: the tree pane and the chat follow (tui/screens/timeline_actions.py)."""
+        event.stop()
+        from tui.screens.timeline_actions import show_pointed_entry
+
+        self.run_worker(
+            show_pointed_entry(self, event.entry_id),
+            group="timeline-point",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     @on(CompactionTimeline.JumpToEntry)
     def _jump(self, event: CompactionTimeline.JumpToEntry) -> None:

@@ -1,0 +1,297 @@
+"""Pointing at the timeline (issue 9, part 6): clicks, hovering and ←/→ on the bar; ↓/↑ and Enter on the
+past compactions. Widget tests use the fixed compacted path of tests/timeline_helpers.py in an 80-column
+host (the bar is 78 cells after the one-cell padding); the end-to-end tests click the real main screen
+and check the tree pane and the chat follow.
+"""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.widgets._tooltip import Tooltip
+
+from tests.app_e2e_helpers import new_session, ready, wait_until
+from tests.test_tui_uncompact import SIZE, app_on, compacted_session
+from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
+from widgets.timeline import CompactionTimeline
+from widgets.timeline_layout import BarLayout
+
+PAD = 1  # the timeline's left padding: content column c is widget column c + 1
+
+
+class Host(App[None]):
+    def __init__(self, path: list[dict] | None = None, expanded: bool = False) -> None:
+        super().__init__()
+        self.path = path if path is not None else compacted_path(usage=True)
+        self.expanded = expanded
+        self.received: list[Message] = []
+
+    def compose(self) -> ComposeResult:
+        yield CompactionTimeline()
+
+    def on_mount(self) -> None:
+        widget = self.query_one(CompactionTimeline)
+        widget.update_timeline(self.path, WINDOW, RESERVE, KEEP)
+        widget.expanded = self.expanded
+        widget.focus()
+
+    def on_compaction_timeline_entry_pointed(self, message: CompactionTimeline.EntryPointed) -> None:
+        self.received.append(message)
+
+    def on_compaction_timeline_inspect_requested(self, message: CompactionTimeline.InspectRequested) -> None:
+        self.received.append(message)
+
+    def on_compaction_timeline_compact_now_requested(
+        self, message: CompactionTimeline.CompactNowRequested
+    ) -> None:
+        self.received.append(message)
+
+
+def pointed(app: Host) -> list[str]:
+    return [m.entry_id for m in app.received if isinstance(m, CompactionTimeline.EntryPointed)]
+
+
+def owned_column(layout: BarLayout, index: int) -> int:
+    """A bar cell that segment ``index`` covers most of."""
+    return next(c for c in layout.segment_columns(index) if layout.segment_at(c) == index)
+
+
+def test_segment_at_finds_every_segment_that_owns_a_cell():
+    from tui.compaction.timeline import build_timeline
+
+    timeline = build_timeline(
+        compacted_path(usage=True), context_window=WINDOW, reserve_tokens=RESERVE, keep_recent_tokens=KEEP
+    )
+    for width in (20, 78, 158):
+        layout = BarLayout(timeline, width)
+        owners = {layout.segment_at(c) for c in range(width)} - {None}
+        # Each owned cell lies inside its segment's columns, and the wide segments all own a cell.
+        for column in range(width):
+            index = layout.segment_at(column)
+            if index is not None:
+                assert column in layout.segment_columns(index)
+        spans = [layout.segment_span(i) for i in range(len(timeline.segments))]
+        wide = [i for i, (a, b) in enumerate(spans) if b - a >= 2]
+        assert set(wide) <= owners and (wide or width < 78)
+        assert layout.segment_at(-1) is None and layout.segment_at(width) is None
+    # Past the context (free space, reserve) there is no segment.
+    assert layout.segment_at(width - 1) is None
+
+
+async def test_a_click_on_a_segment_selects_it_and_posts_its_entry():
+    app = Host()
+    async with app.run_test(size=(80, 24), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(pilot, lambda: widget._layout is not None, "the bar")
+        timeline = widget.timeline
+        index = next(i for i, s in enumerate(timeline.segments) if s.kind == "tool" and s.region == "after")
+        column = owned_column(widget._layout, index)
+        entry_id = timeline.segments[index].entry_id
+        await pilot.click(CompactionTimeline, offset=(PAD + column, 1))
+        await wait_until(pilot, lambda: pointed(app) == [entry_id], "the pointed entry")
+        assert widget.selected_entry_id == entry_id
+        rows = [widget.render_line(y).text for y in range(widget.size.height)]
+        assert any(row.startswith("▸ ") and entry_id in row and "tool result (read)" in row for row in rows)
+        # The selected cells are drawn in the selection style.
+        bar = widget.render_line(1)
+        selected_style = widget.get_component_rich_style("timeline--selected")
+        cells = list(bar.divide(range(1, bar.cell_length + 1)))
+        assert cells[column]._segments[0].style.bgcolor == selected_style.bgcolor
+        # A click on the free space past the context selects nothing.
+        await pilot.click(CompactionTimeline, offset=(PAD + widget._layout.width - 2, 1))
+        await pilot.press("right")  # the walk goes on from the selected segment
+        await wait_until(pilot, lambda: len(pointed(app)) == 2, "the next segment")
+        assert pointed(app)[1] == timeline.segments[index + 1].entry_id
+
+
+async def hover(pilot, offset: tuple[int, int]) -> None:
+    """Move onto ``offset`` and rest there, as a mouse does: Textual hides a shown tooltip on the first
+    move inside the same widget and shows the new one once the pointer rests."""
+    await pilot.hover(CompactionTimeline, offset=offset)
+    await pilot.hover(CompactionTimeline, offset=offset)
+
+
+def tooltip_text(app: App) -> str:
+    tooltip = app.screen.query_one(Tooltip)
+    return str(tooltip.render()) if tooltip.display else ""
+
+
+async def test_hovering_a_segment_shows_its_kind_tokens_and_source():
+    app = Host()
+    async with app.run_test(size=(80, 24), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(pilot, lambda: widget._layout is not None, "the bar")
+        timeline = widget.timeline
+        tool = next(i for i, s in enumerate(timeline.segments) if s.kind == "tool" and s.region == "after")
+        await hover(pilot, (PAD + owned_column(widget._layout, tool), 1))
+        segment = timeline.segments[tool]
+        await wait_until(pilot, lambda: segment.entry_id in tooltip_text(app), "the tooltip")
+        text = tooltip_text(app)
+        assert "tool result (read)" in text and "(measured)" in text and "after the compaction" in text
+        assert f"{segment.tokens / 1000:.1f}".removesuffix(".0") + "k tokens" in text
+        # The marker row above the bar points at the same segments.
+        summarised = next(i for i, s in enumerate(timeline.segments) if s.region == "summarised")
+        await hover(pilot, (PAD + owned_column(widget._layout, summarised), 0))
+        entry = timeline.segments[summarised].entry_id
+        await wait_until(pilot, lambda: entry in tooltip_text(app), "the summarised tooltip")
+        assert "summarised" in tooltip_text(app)
+        # Past the context: the reserve, in words.
+        await hover(pilot, (PAD + widget._layout.width - 1, 1))
+        await wait_until(pilot, lambda: "reserve" in tooltip_text(app), "the reserve tooltip")
+
+
+async def test_a_segment_without_usage_says_it_is_estimated():
+    app = Host(compacted_path(usage=False))
+    async with app.run_test(size=(80, 24), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(pilot, lambda: widget._layout is not None, "the bar")
+        timeline = widget.timeline
+        tool = next(i for i, s in enumerate(timeline.segments) if s.kind == "tool" and s.region == "after")
+        await hover(pilot, (PAD + owned_column(widget._layout, tool), 1))
+        await wait_until(pilot, lambda: timeline.segments[tool].entry_id in tooltip_text(app), "the tooltip")
+        assert "(estimated)" in tooltip_text(app) and "(measured)" not in tooltip_text(app)
+
+
+async def test_left_and_right_walk_the_segments_and_escape_clears():
+    app = Host()
+    async with app.run_test(size=(80, 24), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        segments = widget.timeline.segments
+        await pilot.press("left")  # the first press starts at the newest entry
+        await wait_until(pilot, lambda: pointed(app) == [segments[-1].entry_id], "the last segment")
+        await pilot.press("left", "left")
+        await wait_until(pilot, lambda: len(pointed(app)) == 3, "two more")
+        assert pointed(app)[1:] == [segments[-2].entry_id, segments[-3].entry_id]
+        assert widget.selected_entry_id == segments[-3].entry_id
+        await pilot.press("right")
+        await wait_until(pilot, lambda: len(pointed(app)) == 4, "back one")
+        assert widget.selected_entry_id == segments[-2].entry_id
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: widget.selected_entry_id is None, "cleared")
+        await pilot.press("right")  # from nothing, → starts at the oldest
+        await wait_until(pilot, lambda: widget.selected_entry_id == segments[0].entry_id, "the first")
+        for _ in range(3):
+            await pilot.press("left")  # clamps at the first segment
+        await wait_until(pilot, lambda: len(pointed(app)) == 8, "the clamped walk")
+        assert widget.selected_entry_id == segments[0].entry_id
+
+
+def _two_compactions() -> list[dict]:
+    from tests import factories as f
+    from tests.timeline_helpers import turn
+
+    path = compacted_path(usage=True)
+    later = turn(8, user_tokens=250, tool_tokens=3_000, reply_tokens=250, usage=30_000)
+    path += later
+    path.append(f.compaction(f.text_of(1_000 * 4), first_kept=len(path) - 4, tokens_before=31_000))
+    path += turn(9, user_tokens=250, tool_tokens=500, reply_tokens=250)
+    return f.chain(path)
+
+
+async def test_down_selects_a_past_compaction_and_enter_inspects_it():
+    app = Host(_two_compactions(), expanded=True)
+    async with app.run_test(size=(100, 40), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        newest, older = (c.entry_id for c in reversed(widget.timeline.compactions))
+        await pilot.press("down")
+        await wait_until(pilot, lambda: widget.selected_compaction_id == newest, "the newest")
+        await pilot.press("down")
+        await wait_until(pilot, lambda: widget.selected_compaction_id == older, "the older one")
+        assert pointed(app) == [newest, older]  # the tree and the chat follow the list too
+        rows = [widget.render_line(y).text for y in range(widget.size.height)]
+        assert any(row.startswith("▸ ") and older in row for row in rows)
+        assert any("enter inspect" in row for row in rows)
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(m, CompactionTimeline.InspectRequested) for m in app.received),
+            "the inspect request",
+        )
+        request = next(m for m in app.received if isinstance(m, CompactionTimeline.InspectRequested))
+        assert request.compaction_id == older
+        assert not any(isinstance(m, CompactionTimeline.CompactNowRequested) for m in app.received)
+        # ↑ back past the newest leaves the list: Enter compacts again.
+        await pilot.press("up", "up")
+        await wait_until(pilot, lambda: widget.selected_compaction_id is None, "off the list")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(m, CompactionTimeline.CompactNowRequested) for m in app.received),
+            "compact now",
+        )
+
+
+async def test_a_click_selects_a_past_compaction_and_a_second_click_inspects_it():
+    app = Host(_two_compactions(), expanded=True)
+    async with app.run_test(size=(100, 40), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        older = widget.timeline.compactions[0].entry_id
+        await wait_until(pilot, lambda: ("past", older) in widget._row_targets, "the panel")
+        row = next(y for y, target in enumerate(widget._row_targets) if target == ("past", older))
+        await pilot.click(CompactionTimeline, offset=(PAD + 4, row))
+        await wait_until(pilot, lambda: widget.selected_compaction_id == older, "selected")
+        await hover(pilot, (PAD + 6, row))
+        await wait_until(pilot, lambda: "inspect" in tooltip_text(app), "the row's tooltip")
+        await pilot.click(CompactionTimeline, offset=(PAD + 4, row))
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(m, CompactionTimeline.InspectRequested) for m in app.received),
+            "the inspect request",
+        )
+        assert app.received[-1].compaction_id == older
+
+
+# --- the real main screen ---------------------------------------------------------------------------
+
+
+async def test_clicking_a_segment_selects_it_in_the_tree_and_scrolls_the_chat(tmp_path, monkeypatch):
+    store, ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(40)], chars=2000)
+    path = store.path
+    store.close()
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline, chat = screen.timeline, screen.chat
+        await wait_until(pilot, lambda: timeline._layout is not None and chat.first_loaded > 0, "the panes")
+        layout = timeline._layout
+        # An early question: the chat has not even mounted it yet (it shows the newest messages).
+        index = next(
+            layout.segment_at(c)
+            for c in range(layout.width)
+            if layout.segment_at(c) is not None
+            and timeline.timeline.segments[layout.segment_at(c)].kind == "user"
+        )
+        entry_id = timeline.timeline.segments[index].entry_id
+        assert ids.index(entry_id) < 10 and ids.index(entry_id) < chat.first_loaded
+        await pilot.click(timeline, offset=(PAD + owned_column(layout, index), 1))
+        view = screen.tree_pane.view
+        await wait_until(pilot, lambda: screen.tree_pane.display and view.selected_id == entry_id, "the tree")
+
+        def on_screen() -> bool:
+            widget = next((w for w in chat.message_widgets if w.entry_id == entry_id), None)
+            if widget is None:
+                return False
+            top = widget.virtual_region.y
+            return chat.scroll_y <= top < chat.scroll_y + chat.size.height
+
+        await wait_until(pilot, on_screen, "the chat scrolled to the question")
+        assert timeline.has_focus  # the tree pane opened without taking the focus
+        await pilot.press("right")  # its answer
+        answer = ids[ids.index(entry_id) + 1]
+        await wait_until(pilot, lambda: view.selected_id == answer, "the tree follows the walk")
+        await wait_until(pilot, lambda: any(w.entry_id == answer for w in chat.message_widgets), "mounted")
+
+
+async def test_a_summarised_segment_selects_the_tree_row_and_says_it_is_not_in_the_chat(
+    tmp_path, monkeypatch
+):
+    path, names = compacted_session(tmp_path, later=True)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline = screen.timeline
+        timeline.focus()
+        await pilot.press("right")  # the oldest segment: the first question, summarised
+        view = screen.tree_pane.view
+        await wait_until(pilot, lambda: view.selected_id == names["first"], "the tree row")
+        await wait_until(pilot, lambda: "not in the chat" in screen.status.message, "the status line")
