@@ -5,15 +5,24 @@ reach. So the verdict on an automatic compaction comes from the next real usage 
 not from kompakt's chars/4 estimate: still at or over the threshold is a strike, any reading under it
 clears the count. After two strikes in a row automatic compaction stops for the session (manual
 ``/compact`` still works) and the user is told once why, with the figures and the ways out.
+
+The count is part of the session: every change is appended to the file (a ``kompakt.leaf`` marker that
+restates the leaf, with a ``breaker`` field; pi ignores it and the leaf does not move), and a reopened
+session starts from the latest one, so a tripped breaker stays tripped and a cleared one stays clear.
+Only whether the warning was shown is not kept: a reopened session tells the user again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import prompts
+from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom
 
 STRIKES = 2
+STATE_KEY = "breaker"  # the field of the marker's data that holds the state
 
 
 @dataclass
@@ -72,3 +81,40 @@ class CompactionBreaker:
             after=f"{after:,}",
             threshold=f"{threshold:,}",
         )
+
+    def state(self) -> dict[str, Any]:
+        """What a reopened session needs (JSON): the count, the verdict pending and the figures."""
+        return {
+            "strikes": self.strikes,
+            "pending": self.pending,
+            "last": list(self.last) if self.last else None,
+            "skippedAt": self.skipped_at if isinstance(self.skipped_at, int | str) else None,
+        }
+
+    @classmethod
+    def restore(cls, state: Any) -> CompactionBreaker:
+        """A breaker from a stored :meth:`state`; a damaged field starts from its default."""
+        data = state if isinstance(state, dict) else {}
+
+        def count(value: Any) -> int | None:
+            return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+        last = data.get("last")
+        pair = (count(last[0]), count(last[1])) if isinstance(last, list) and len(last) == 2 else (None, None)
+        skipped = data.get("skippedAt")
+        return cls(
+            strikes=count(data.get("strikes")) or 0,
+            pending=count(data.get("pending")),
+            last=(pair[0], pair[1]) if pair[0] is not None and pair[1] is not None else None,
+            skipped_at=skipped if isinstance(skipped, int | str) and not isinstance(skipped, bool) else None,
+        )
+
+
+def saved_state(entries: Sequence[Entry]) -> Any:
+    """The latest breaker state in the file (file order, any branch), or None."""
+    for entry in reversed(entries):
+        if is_custom(entry, LEAF_CUSTOM_TYPE):
+            data = entry.get("data")
+            if isinstance(data, dict) and STATE_KEY in data:
+                return data[STATE_KEY]
+    return None

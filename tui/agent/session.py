@@ -22,7 +22,8 @@ from typing import Any, NamedTuple, TypeVar
 import prompts
 from tui.agent import model_info
 from tui.agent.budget import IterationBudget
-from tui.agent.compaction_breaker import CompactionBreaker
+from tui.agent.compaction_breaker import STATE_KEY as BREAKER_STATE_KEY
+from tui.agent.compaction_breaker import CompactionBreaker, saved_state
 from tui.agent.errors import is_context_overflow
 from tui.agent.events import (
     AgentEvent,
@@ -193,7 +194,9 @@ class AgentSession:
         self._overflow_attempted = False
         # /moa on|off: (the choice, moa.enabled when it was made); a later change of the setting wins.
         self._moa_choice: tuple[bool, bool] | None = None
-        self.breaker = CompactionBreaker()
+        # The breaker's count is kept in the file, so a reopened session is still (or no longer) tripped.
+        self.breaker = CompactionBreaker.restore(saved_state(store.entries))
+        self._breaker_saved = self.breaker.state()
 
     # --- events -----------------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -277,6 +280,7 @@ class AgentSession:
         settings = self.settings
         if settings.compaction != compaction:
             self.breaker.reset()  # a lower keepRecentTokens is one of the ways out
+            self._save_breaker()
         self.provider.retry = RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True))
         self.provider.models = {
             name: override.model_dump(by_alias=True, exclude_none=True)
@@ -524,6 +528,7 @@ class AgentSession:
         usage = assistant_usage(message)
         if usage is not None:
             self.breaker.observe(calculate_context_tokens(usage), limit)
+            self._save_breaker()
         if self._same_model(message) and is_context_overflow(message, window):
             return await self._recover_from_overflow(message, before_prompt)
         path = self.store.get_branch()
@@ -557,6 +562,7 @@ class AgentSession:
             self.breaker.compacted(tokens)
         elif isinstance(result, CompactionSkip):
             self.breaker.skipped(tokens, message.get("timestamp"))
+        self._save_breaker()
         if (
             isinstance(result, CompactionResult)
             and config.auto_continue
@@ -574,6 +580,13 @@ class AgentSession:
                 HeadTailConfig.from_settings(config).threshold(window, config.reserve_tokens).threshold_tokens
             )
         return window - config.reserve_tokens
+
+    def _save_breaker(self) -> None:
+        """Append the breaker's state when it changed (a marker pi ignores; the leaf stays)."""
+        state = self.breaker.state()
+        if state != self._breaker_saved and not self.store.read_only:
+            self.store.append_marker({BREAKER_STATE_KEY: state})
+            self._breaker_saved = state
 
     def _prune(self) -> None:
         prune = apply_pruning(self.store)
@@ -603,6 +616,7 @@ class AgentSession:
         result = await self._auto_compact("overflow", will_retry=will_retry)
         if isinstance(result, CompactionResult):
             self.breaker.compacted(result.tokens_before)
+            self._save_breaker()
         elif isinstance(result, CompactionSkip) and is_error:
             # "Nothing to compact" alone would hide that the request itself failed.
             text = prompts.render("overflow_unrecovered", model=self.model, reason=result.message)
@@ -888,6 +902,7 @@ class AgentSession:
                 abort=abort,
             )
             self.breaker.reset()  # another point in the tree is another context
+            self._save_breaker()
         except asyncio.CancelledError:
             if summarize:
                 self._emit(BranchSummaryEnd(target_id, "aborted"))

@@ -763,6 +763,22 @@ class SessionStore:
         return self.append({"type": "session_info", "name": name.strip()})
 
     # --- moving the leaf --------------------------------------------------------------------
+    def append_marker(self, data: dict[str, Any]) -> Entry:
+        """Append kompakt's own bookkeeping as a leaf marker that names the current leaf: a ``custom``
+        entry pi ignores, which neither moves the leaf nor shows in the tree (``data`` sits beside
+        ``leafId``; the compaction breaker's state is kept this way)."""
+        marker: Entry = {
+            "type": "custom",
+            "customType": LEAF_CUSTOM_TYPE,
+            "id": generate_id(self.tree.by_id),
+            "parentId": self.leaf_id,
+            "timestamp": now_iso(),
+            "data": {**data, "leafId": self.leaf_id},
+        }
+        validate_entry(marker)
+        self._write_entry(marker)
+        return marker
+
     def branch(self, entry_id: str) -> None:
         """Move the leaf to ``entry_id``; the next append branches from there."""
         self.get(entry_id)
