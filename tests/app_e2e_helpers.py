@@ -11,7 +11,6 @@ frames; its long limit only keeps a broken test from hanging the suite and is ne
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 from tests import factories as f
 from tests.fake_openai import FakeOpenAI
+from tests.pages import rendered_text, wait_until
 from tui.agent.offline import DEFAULT_MODELS
 from tui.app import KompaktApp
 from tui.config.loader import load_settings
@@ -27,7 +27,6 @@ from tui.screens.main import MainScreen
 from tui.session.catalog import new_session_path
 from tui.session.store import SessionStore
 
-HANG_GUARD_S = 60.0
 MODEL = "openai/fake"
 CONTEXT_WINDOW = 32000
 SETTINGS_COMMENT = "# kept across saves"
@@ -130,16 +129,6 @@ def main_screen(app: KompaktApp) -> MainScreen:
     return next(screen for screen in app.screen_stack if isinstance(screen, MainScreen))
 
 
-async def wait_until(pilot: Any, predicate: Callable[[], Any], what: str, guard: float = HANG_GUARD_S) -> Any:
-    """Poll ``predicate`` between frames until it is truthy; fails only if it never becomes so."""
-    deadline = time.monotonic() + guard
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        await pilot.pause(0.02)
-    return value
-
-
 async def ready(pilot: Any, app: KompaktApp) -> MainScreen:
     """The main screen once start-up has finished (the agent and the timeline exist after the first frame)."""
     await wait_until(
@@ -167,7 +156,7 @@ async def wait_idle(pilot: Any, app: KompaktApp, done: Callable[[], Any], what: 
 
 def screen_text(app: KompaktApp) -> str:
     """Every character the screen shows, line by line."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return rendered_text(app)
 
 
 def message(entry: dict) -> dict:

@@ -36,6 +36,7 @@ from tests.app_e2e_helpers import (
     wait_until,
 )
 from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tests.pages import until
 from tui import cli
 from tui.agent.offline import OFFLINE_MODEL, offline_reply
 from tui.launch import Launch
@@ -518,7 +519,7 @@ async def test_notifications_show_markup_literally(tmp_path, monkeypatch, fake_o
         await wait_until(
             pilot, lambda: any("Model: x[/foo] [b]y" in t for t in toasts()), "the literal toast"
         )
-        await pilot.pause()
+        await until(pilot, lambda: app.is_running and screen.agent.model == "x[/foo] [b]y")
         assert app.is_running and screen.agent.model == "x[/foo] [b]y"
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.pages import until
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "hostile_sessions"
 # Files that are not usable sessions: every command refuses them with one line and exit 2.
@@ -202,7 +204,7 @@ async def test_the_app_opens_every_hostile_session(tmp_path: Path, monkeypatch, 
     async with app.run_test(size=(100, 30), notifications=False) as pilot:
         screen = await ready(pilot, app)
         await pilot.press("f2")  # the tree pane too
-        await pilot.pause()
+        await until(pilot, lambda: app.is_running and screen.chat is not None)
         assert app.is_running and screen.chat is not None
         if name in REFUSED and name != "empty.jsonl":
             assert any(title == "Cannot open the session" for title, _text, _sev in app.notes)

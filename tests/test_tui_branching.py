@@ -13,6 +13,7 @@ from tests.app_e2e_helpers import (
     settings_toml,
     wait_until,
 )
+from tests.pages import until
 from tui.launch import Launch
 from tui.screens.branch_actions import UserMessagePicker
 from tui.session.store import SessionStore
@@ -44,7 +45,7 @@ async def test_slash_fork_opens_a_new_session_before_the_message_with_its_text_i
         picker = await wait_until(
             pilot, lambda: isinstance(app.screen, UserMessagePicker) and app.screen, "the message list"
         )
-        await pilot.pause()
+        await until(pilot, lambda: picker.query_one("OptionList").highlighted == 2)
         assert picker.query_one("OptionList").highlighted == 2  # the latest user message: "new idea"
         await pilot.press("up", "enter")  # "old idea"
         await wait_until(pilot, lambda: screen.agent.store.path != source, "the forked session")

@@ -13,6 +13,7 @@ import re
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from tests.pages import until
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
 from tests.tree_ui_helpers import sample_tree
 from widgets.session_tree import SessionTreeView
@@ -104,10 +105,12 @@ async def test_status_row_shortens_by_priority_and_ends_with_an_ellipsis() -> No
         status = rows(widget)[2].rstrip()
         assert status == f"23k / 64k (36%) · threshold 56k · ◆ −{summarise}/+{kept}"
         await pilot.resize_terminal(44, 24)
-        await pilot.pause()
+        await until(
+            pilot, lambda: rows(widget)[2].rstrip() == f"23k / 64k (36%) · ┃56k · ◆ −{summarise}/+{kept}"
+        )
         assert rows(widget)[2].rstrip() == f"23k / 64k (36%) · ┃56k · ◆ −{summarise}/+{kept}"
         await pilot.resize_terminal(34, 24)
-        await pilot.pause()
+        await until(pilot, lambda: rows(widget)[2].rstrip() == f"23k / 64k (36%) · ◆ −{summarise}/+{kept}")
         assert rows(widget)[2].rstrip() == f"23k / 64k (36%) · ◆ −{summarise}/+{kept}"
         await pilot.resize_terminal(24, 24)
         await pilot.pause()
@@ -155,17 +158,29 @@ async def test_tree_pane_hint_is_one_row_and_the_list_keeps_its_rows() -> None:
         assert detail.region.y >= view.region.bottom and detail.region.bottom <= pane.region.bottom
         assert detail.size.height >= 3
         await pilot.resize_terminal(56, 22)
-        await pilot.pause()
+        await until(pilot, lambda: str(hint.render()) == HINTS[3] and view.size.height >= MIN_TREE_ROWS)
         assert str(hint.render()) == HINTS[3] and view.size.height >= MIN_TREE_ROWS
         await pilot.resize_terminal(80, 50)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (str(hint.render()) == HINTS[2])
+                and (view.size.height >= MIN_TREE_ROWS and detail.outer_size.height > 4)
+            ),
+        )
         assert str(hint.render()) == HINTS[2]  # 78 columns: no room for the full hint
         # With room to spare the detail takes its share, still under the list.
         assert view.size.height >= MIN_TREE_ROWS and detail.outer_size.height > 4
         await pilot.resize_terminal(140, 30)
-        await pilot.pause()
+        await until(pilot, lambda: not pane.has_class("-narrow") and str(hint.render()) == HINTS[1])
         assert not pane.has_class("-narrow") and str(hint.render()) == HINTS[1]
         await pilot.resize_terminal(180, 30)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (str(hint.render()) == HINTS[0])
+                and (detail.region.x > view.region.x and detail.outer_size.height == view.outer_size.height)
+            ),
+        )
         assert str(hint.render()) == HINTS[0]  # pi 0.73.1's own hint line
         assert detail.region.x > view.region.x and detail.outer_size.height == view.outer_size.height

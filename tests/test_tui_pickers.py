@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 
 from tests import factories as f
+from tests.pages import until
 from tui.agent.offline import OFFLINE_MODEL
 from tui.config import Settings
 from tui.screens.model_picker import ModelPicker, format_tokens
@@ -126,7 +127,7 @@ async def test_model_picker_filters_as_you_type_and_returns_the_choice():
         await pilot.pause()
         expected = models[1]
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.result == expected)
         assert app.result == expected
 
 
@@ -140,7 +141,7 @@ async def test_model_picker_highlights_the_current_model_and_escape_cancels():
         assert highlighted.id == "map:claude-sonnet-4-5"
         assert "current" in str(highlighted.prompt)
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: app.result is None)
         assert app.result is None
 
 
@@ -152,7 +153,7 @@ async def test_a_current_model_missing_from_the_map_is_still_listed():
         assert picker.visible_models[1] == "openai/my-finetune"
         assert option_text(picker, "openai/my-finetune").startswith("✓")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.result == "openai/my-finetune")
         assert app.result == "openai/my-finetune"
 
 
@@ -163,7 +164,9 @@ async def test_no_match_shows_a_message_and_enter_chooses_nothing():
         await loaded(app, pilot)
         await pilot.press(*"zzzz-no-such-model")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(
+            pilot, lambda: (picker.visible_models == []) and (app.result is _UNSET) and (app.screen is picker)
+        )
         assert picker.visible_models == []
         assert app.result is _UNSET
         assert app.screen is picker
@@ -237,10 +240,10 @@ async def test_session_picker_filters_and_returns_the_chosen_path(sessions):
     async with app.run_test(size=(120, 30)) as pilot:
         await loaded(app, pilot)
         await pilot.press(*"alpha")
-        await pilot.pause()
+        await until(pilot, lambda: picker.visible_paths == [sessions["named"], sessions["kompakt"]])
         assert picker.visible_paths == [sessions["named"], sessions["kompakt"]]
         await pilot.press("down", "enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.result == sessions["kompakt"])
         assert app.result == sessions["kompakt"]
 
 
@@ -251,7 +254,7 @@ async def test_session_picker_filters_by_source(sessions):
         await loaded(app, pilot)
         await pilot.press(*"pi markup")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.result == sessions["pi"])
         assert app.result == sessions["pi"]
 
 
@@ -272,7 +275,7 @@ async def test_session_picker_says_loading_until_the_catalog_arrives():
         await loaded(app, pilot)
         assert "No sessions yet" in str(status.render())
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: app.result is None)
         assert app.result is None
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from textual import events
 from textual.app import App, ComposeResult
 
+from tests.pages import until
 from widgets.prompt import CompletionMenu, PromptBox, PromptInput
 from widgets.status_bar import StatusBar
 
@@ -43,11 +44,11 @@ async def test_enter_sends_and_clears() -> None:
     async with app.run_test() as pilot:
         await type_text(pilot, "hello")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: (app.sent == ["hello"]) and (app.prompt.text == ""))
         assert app.sent == ["hello"]
         assert app.prompt.text == ""
         await pilot.press("space", "enter")  # blank: nothing is sent
-        await pilot.pause()
+        await until(pilot, lambda: app.sent == ["hello"])
         assert app.sent == ["hello"]
 
 
@@ -61,7 +62,7 @@ async def test_shift_enter_and_ctrl_j_insert_newlines() -> None:
         await type_text(pilot, "c")
         assert app.prompt.text == "a\nb\nc"
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.sent == ["a\nb\nc"])
         assert app.sent == ["a\nb\nc"]
 
 
@@ -70,7 +71,7 @@ async def test_bang_command_is_sent_as_text() -> None:
     async with app.run_test() as pilot:
         await type_text(pilot, "!ls")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.sent == ["!ls"])
         assert app.sent == ["!ls"]
 
 
@@ -132,17 +133,24 @@ async def test_slash_completion_menu_and_tab() -> None:
         menu = app.query_one(CompletionMenu)
         assert not menu.display or menu.has_class("-empty")
         await type_text(pilot, "/com")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                ([c.name for c in app.prompt.completions] == ["/compact"])
+                and (not menu.has_class("-empty") and menu.option_count == 1)
+                and (app.prompt.suggestion == "pact")
+            ),
+        )
         assert [c.name for c in app.prompt.completions] == ["/compact"]
         assert not menu.has_class("-empty") and menu.option_count == 1
         assert app.prompt.suggestion == "pact"
         await pilot.press("tab")
-        await pilot.pause()
+        await until(pilot, lambda: (app.prompt.text == "/compact ") and (menu.has_class("-empty")))
         assert app.prompt.text == "/compact "
         assert menu.has_class("-empty")
         await type_text(pilot, "keep the API notes")
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.sent == ["/compact keep the API notes"])
         assert app.sent == ["/compact keep the API notes"]
 
 
@@ -155,12 +163,12 @@ async def test_slash_menu_lists_all_commands_and_arrows_choose() -> None:
         assert names[:3] == ["/compact", "/tree", "/model"]
         assert {"/settings", "/label", "/export", "/new", "/resume", "/moa", "/help"} <= set(names)
         await pilot.press("down")
-        await pilot.pause()
+        await until(pilot, lambda: app.query_one(CompletionMenu).highlighted == 1)
         assert app.query_one(CompletionMenu).highlighted == 1
         await pilot.press("enter")  # with the menu open, Enter accepts
         assert app.prompt.text == "/tree" and app.sent == []
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.sent == ["/tree"])
         assert app.sent == ["/tree"]
 
 
@@ -182,11 +190,14 @@ async def test_huge_paste_is_collapsed_and_submitted_whole() -> None:
     async with app.run_test() as pilot:
         await type_text(pilot, "see: ")
         app.prompt.post_message(events.Paste(big))
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (app.prompt.text == "see: [pasted 1.2 MB #1]") and (app.prompt.document.line_count == 1),
+        )
         assert app.prompt.text == "see: [pasted 1.2 MB #1]"
         assert app.prompt.document.line_count == 1
         await pilot.press("enter")
-        await pilot.pause()
+        await until(pilot, lambda: (app.sent == ["see: " + big]) and (app.prompt.text == ""))
         assert app.sent == ["see: " + big]
         assert app.prompt.text == ""
 
@@ -195,7 +206,7 @@ async def test_garbage_paste_loses_control_characters() -> None:
     app = PromptHost()
     async with app.run_test() as pilot:
         app.prompt.post_message(events.Paste("ok\x1b[31m red\x00\x07\x1b]0;t\x07\tend\r\nnext"))
-        await pilot.pause()
+        await until(pilot, lambda: app.prompt.text == "ok red\tend\nnext")
         assert app.prompt.text == "ok red\tend\nnext"
 
 
@@ -204,10 +215,10 @@ async def test_prompt_grows_up_to_ten_lines() -> None:
     async with app.run_test(size=(80, 40)) as pilot:
         single = app.prompt.outer_size.height
         app.prompt.insert("\n".join("abc" for _ in range(4)))
-        await pilot.pause()
+        await until(pilot, lambda: app.prompt.outer_size.height == single + 3)
         assert app.prompt.outer_size.height == single + 3
         app.prompt.insert("\n" * 30)
-        await pilot.pause()
+        await until(pilot, lambda: app.prompt.outer_size.height == single + 9)
         assert app.prompt.outer_size.height == single + 9
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
+from tests.pages import until
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
 from tui.config import field_docs
 from tui.screens.settings_screen import ConfirmDiscard, SettingsScreen
@@ -48,7 +49,15 @@ async def test_each_editor_type_renders_with_the_effective_value(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (isinstance(app.screen, SettingsScreen))
+                and (editor(app, "compaction.enabled", Switch).value is True)
+                and (editor(app, "branchSummary.skipPrompt", Switch).value is False)
+                and (editor(app, "compaction.strategy", Select).value == "keep-recent")
+            ),
+        )
         assert isinstance(app.screen, SettingsScreen)
         assert editor(app, "compaction.enabled", Switch).value is True
         assert editor(app, "branchSummary.skipPrompt", Switch).value is False
@@ -97,7 +106,7 @@ async def test_an_invalid_value_shows_the_reason_and_is_not_saved(files):
         assert form.pending_changes() == {}
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: (user.read_text() == USER_TOML) and (app.saved == []))
         assert user.read_text() == USER_TOML
         assert app.saved == []
         # Fixing the value clears the error.
@@ -149,7 +158,7 @@ async def test_a_valid_edit_saved_with_ctrl_s_keeps_the_comments(files):
             text_of(row(app, "compaction.calibrate").query_one(".setting-row--source", Static)) == "user file"
         )
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: app.dismissed[0].compaction.keep_recent_tokens == 8000)
         assert app.dismissed[0].compaction.keep_recent_tokens == 8000
 
 
@@ -179,10 +188,10 @@ async def test_table_edits_are_saved_entry_by_entry(files):
         assert user.read_text().startswith(USER_TOML)
         # Removing an entry deletes just that entry from the file.
         approval.text = "{}"
-        await pilot.pause()
+        await until(pilot, lambda: form.pending_changes() == {"tools.approval.bash": "ask"})
         assert form.pending_changes() == {"tools.approval.bash": "ask"}
         models.text = '{"ollama/qwen": {"apiBase": 3'
-        await pilot.pause()
+        await until(pilot, lambda: "invalid JSON" in form.invalid["models"])
         assert "invalid JSON" in form.invalid["models"]
 
 
@@ -194,12 +203,20 @@ async def test_the_project_file_toggle_saves_there(files):
         label = app.screen.query_one("#settings-target-label", Label)
         assert str(label.content) == "Save to: user file"
         await pilot.press("ctrl+t")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (app.screen.target_path == project) and (str(label.content) == "Save to: project file"),
+        )
         assert app.screen.target_path == project
         assert str(label.content) == "Save to: project file"
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (user.read_text() == USER_TOML) and (project.read_text() == "[agent]\nmaxIterations = 12\n")
+            ),
+        )
         assert user.read_text() == USER_TOML
         assert project.read_text() == "[agent]\nmaxIterations = 12\n"
         source = row(app, "agent.maxIterations").query_one(".setting-row--source", Static)
@@ -238,7 +255,7 @@ async def test_a_project_value_warns_only_while_saving_to_the_user_file(files):
         assert editor(app, "ui.showTimeline", Switch).value is False
         assert timeline.has_class("-overridden")
         await pilot.press("ctrl+t")
-        await pilot.pause()
+        await until(pilot, lambda: not timeline.has_class("-overridden"))
         assert not timeline.has_class("-overridden")
 
 
@@ -246,7 +263,7 @@ async def test_what_if_is_posted_while_keep_recent_tokens_is_edited(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: app.what_ifs == [])
         assert app.what_ifs == []  # opening the screen previews nothing
         await type_into(pilot, app, "compaction.keepRecentTokens", "9000")
         assert app.what_ifs[-1] == (9000, 16384)
@@ -265,15 +282,15 @@ async def test_escape_asks_before_discarding_edits(files):
     async with app.run_test(size=(120, 40)) as pilot:
         await type_into(pilot, app, "agent.maxIterations", "12")
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDiscard))
         assert isinstance(app.screen, ConfirmDiscard)
         await pilot.press("n")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         assert isinstance(app.screen, SettingsScreen)
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("y")
-        await pilot.pause()
+        await until(pilot, lambda: (app.dismissed == [None]) and (user.read_text() == USER_TOML))
         assert app.dismissed == [None]
         assert user.read_text() == USER_TOML
 
@@ -284,5 +301,5 @@ async def test_escape_without_edits_closes_at_once(files):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: app.dismissed == [None])
         assert app.dismissed == [None]

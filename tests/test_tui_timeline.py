@@ -13,6 +13,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 
 from tests import factories as f
+from tests.pages import until
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
 from tui.compaction.plan import prepare_compaction
 from widgets import timeline as timeline_module
@@ -89,7 +90,7 @@ async def test_keys_move_the_ghost_boundary_and_post_what_if_changed() -> None:
         widget = app.query_one(CompactionTimeline)
         before = ghost_column(widget)
         await pilot.press("greater_than_sign")
-        await pilot.pause()
+        await until(pilot, lambda: ghost_column(widget) < before)
         assert ghost_column(widget) < before  # a larger keep budget cuts earlier
         await pilot.press("plus", "right_square_bracket", "left_curly_bracket")
         await pilot.pause()
@@ -104,11 +105,22 @@ async def test_keys_move_the_ghost_boundary_and_post_what_if_changed() -> None:
         assert widget.timeline.what_if.plan.to_json() == expected.to_json()
         assert "◆ 12k/4k: would summarise" in rows(widget)[2]
         await pilot.press("minus", "less_than_sign", "less_than_sign")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (app.received[-1].keep_recent_tokens == KEEP - 5_000) and (ghost_column(widget) > before),
+        )
         assert app.received[-1].keep_recent_tokens == KEEP - 5_000
         assert ghost_column(widget) > before
         await pilot.press("r")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (ghost_column(widget) == before)
+                and (
+                    (app.received[-1].keep_recent_tokens, app.received[-1].reserve_tokens) == (KEEP, RESERVE)
+                )
+            ),
+        )
         assert ghost_column(widget) == before
         assert (app.received[-1].keep_recent_tokens, app.received[-1].reserve_tokens) == (KEEP, RESERVE)
 
@@ -121,7 +133,16 @@ async def test_what_if_planned_in_a_worker_on_long_paths(monkeypatch) -> None:
         widget = app.query_one(CompactionTimeline)
         widget.set_what_if(12_000, RESERVE)
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (widget.timeline.what_if.keep_recent_tokens == 12_000)
+                and (
+                    widget.timeline.what_if.plan.to_json()
+                    == prepare_compaction(app.path, 12_000, RESERVE).to_json()
+                )
+            ),
+        )
         assert widget.timeline.what_if.keep_recent_tokens == 12_000
         assert (
             widget.timeline.what_if.plan.to_json() == prepare_compaction(app.path, 12_000, RESERVE).to_json()
@@ -144,7 +165,13 @@ async def test_b_jumps_to_the_boundary_entry() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("b")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (isinstance(app.received[-1], CompactionTimeline.JumpToEntry))
+                and (app.received[-1].entry_id == f.entry_id(8))
+            ),
+        )
         assert isinstance(app.received[-1], CompactionTimeline.JumpToEntry)
         assert app.received[-1].entry_id == f.entry_id(8)
 
@@ -155,7 +182,7 @@ async def test_compacting_state_shows_a_spinner_and_escape_cancels() -> None:
         await pilot.pause()
         widget = app.query_one(CompactionTimeline)
         await pilot.press("escape")  # nothing runs: no cancel request
-        await pilot.pause()
+        await until(pilot, lambda: app.received == [])
         assert app.received == []
         widget.set_compacting("manual", time.monotonic())
         await pilot.pause()
@@ -163,13 +190,13 @@ async def test_compacting_state_shows_a_spinner_and_escape_cancels() -> None:
         assert status[0] in timeline_module.SPINNER
         assert "compacting (manual)" in status and "esc to cancel" in status
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.received[-1], CompactionTimeline.CancelRequested))
         assert isinstance(app.received[-1], CompactionTimeline.CancelRequested)
         await pilot.press("enter")  # no second compaction while one runs
-        await pilot.pause()
+        await until(pilot, lambda: len(app.received) == 1)
         assert len(app.received) == 1
         widget.set_idle()
-        await pilot.pause()
+        await until(pilot, lambda: "compacting" not in rows(widget)[2])
         assert "compacting" not in rows(widget)[2]
 
 
@@ -180,13 +207,13 @@ async def test_streaming_tail_grows_without_replanning() -> None:
         widget = app.query_one(CompactionTimeline)
         planned = widget.timeline
         widget.set_streaming_tokens(5_000)
-        await pilot.pause()
+        await until(pilot, lambda: (widget.timeline is planned) and ("+5k streaming" in rows(widget)[2]))
         assert widget.timeline is planned
         assert "+5k streaming" in rows(widget)[2]
         cells = BarLayout(planned, 78, 5_000).cells
         assert sum(c.left == "streaming" for c in cells) >= 5  # 5k tokens at about 1k per cell
         widget.update_timeline(app.path, WINDOW, RESERVE, KEEP)
-        await pilot.pause()
+        await until(pilot, lambda: "streaming" not in rows(widget)[2])
         assert "streaming" not in rows(widget)[2]
 
 
@@ -197,7 +224,7 @@ async def test_expanded_panel_lists_past_compactions() -> None:
         widget = app.query_one(CompactionTimeline)
         assert widget.size.height == 3
         await pilot.press("space")
-        await pilot.pause()
+        await until(pilot, lambda: widget.expanded)
         assert widget.expanded
         text = rows(widget)
         assert len(text) > 3
@@ -207,7 +234,7 @@ async def test_expanded_panel_lists_past_compactions() -> None:
         assert "21k → 9.1k" in past and "threshold" in past and "3.2s" in past
         assert any(row.startswith("What-if  keepRecentTokens 6,000") for row in text)
         await pilot.press("space")
-        await pilot.pause()
+        await until(pilot, lambda: widget.size.height == 3)
         assert widget.size.height == 3
 
 
@@ -253,7 +280,7 @@ async def test_the_panel_says_what_the_threshold_is_compared_with() -> None:  # 
             await pilot.pause()
             widget = app.query_one(CompactionTimeline)
             await pilot.press("space")
-            await pilot.pause()
+            await until(pilot, lambda: any(expected in row for row in rows(widget)))  # noqa: B023
             assert any(expected in row for row in rows(widget)), rows(widget)
     assert "plus an\nestimate of the messages after it" in CompactionTimeline.HELP
 

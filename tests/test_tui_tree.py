@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList, Static
 
 from tests import factories as f
+from tests.pages import until
 from tests.tree_ui_helpers import COMPACTION_SUMMARY, sample_tree
 from tui.screens.dialogs import ConfirmDialog, LabelDialog, ProgressDialog, SummarizeBranchDialog
 from tui.screens.tree_screen import TreeScreen
@@ -89,7 +90,15 @@ EXPECTED_DEFAULT = [
 async def test_rows_render_in_pi_format_with_cursor_on_the_leaf() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (lines(app.view) == EXPECTED_DEFAULT)
+                and (static_text(app, "#tree-footer") == "(8/11)")
+                and (static_text(app, "#tree-search") == "Type to search: ")
+                and (static_text(app, "#tree-title") == "Session Tree")
+            ),
+        )
         assert lines(app.view) == EXPECTED_DEFAULT
         assert static_text(app, "#tree-footer") == "(8/11)"
         assert static_text(app, "#tree-search") == "Type to search: "
@@ -246,7 +255,7 @@ async def test_enter_posts_navigate_requested_with_the_selected_id() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await pilot.press("down", "enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.events == [("navigate", "u4")])
         assert app.events == [("navigate", "u4")]
 
 
@@ -257,7 +266,13 @@ async def test_shift_l_posts_label_requested_with_the_current_label() -> None:
         await pilot.press("L")
         app.view.select("u1")
         await pilot.press("L")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (app.events == [("label", ("a4", None)), ("label", ("u1", "start"))])
+                and (app.view.search_query == "")
+            ),
+        )
         assert app.events == [("label", ("a4", None)), ("label", ("u1", "start"))]
         assert app.view.search_query == ""  # the key did not go into the search
 
@@ -312,7 +327,7 @@ async def test_click_selects_and_double_click_navigates() -> None:
         assert app.view.selected_id == "t1"
         assert app.events == []
         await pilot.double_click(SessionTreeView, offset=(10, 2))
-        await pilot.pause()
+        await until(pilot, lambda: (app.view.selected_id == "a2") and (("navigate", "a2") in app.events))
         assert app.view.selected_id == "a2"
         assert ("navigate", "a2") in app.events
 
@@ -325,7 +340,14 @@ async def test_refresh_tree_picks_up_appended_entries_and_a_new_leaf() -> None:
         entry.update(id="a9", parentId="a4", timestamp="2025-01-01T00:01:00.000Z")
         app.session_tree.add(entry)
         app.query_one(SessionTreePane).refresh_tree(leaf_id="a9")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                ("• assistant: one more reply  ← active" in lines(app.view)[8])
+                and (not lines(app.view)[7].endswith("← active"))
+                and (static_text(app, "#tree-footer") == "(8/12)")
+            ),
+        )
         assert "• assistant: one more reply  ← active" in lines(app.view)[8]
         assert not lines(app.view)[7].endswith("← active")
         assert static_text(app, "#tree-footer") == "(8/12)"  # the selection stayed on a4
@@ -384,7 +406,12 @@ async def test_pane_puts_the_detail_below_when_narrow() -> None:
         assert pane.has_class("-narrow")
         assert app.query_one(EntryDetail).region.y > app.view.region.y
         await pilot.resize_terminal(140, 40)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (not pane.has_class("-narrow")) and (app.query_one(EntryDetail).region.x > app.view.region.x)
+            ),
+        )
         assert not pane.has_class("-narrow")
         assert app.query_one(EntryDetail).region.x > app.view.region.x
 
@@ -410,7 +437,7 @@ async def test_tree_screen_returns_the_chosen_entry_or_none() -> None:
         app.open_tree()
         await pilot.pause()
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: app.results == ["u3", None])
         assert app.results == ["u3", None]
 
 
@@ -459,11 +486,17 @@ async def test_summary_dialog_custom_cancel_returns_to_the_choices() -> None:
         await pilot.press("down", "down", "enter")
         assert dialog.editing
         await pilot.press("escape")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (not dialog.editing and app.results == [])
+                and (dialog.query_one("#choices", OptionList).has_focus)
+            ),
+        )
         assert not dialog.editing and app.results == []
         assert dialog.query_one("#choices", OptionList).has_focus
         await pilot.press("up", "enter")
-        await pilot.pause()
+        await until(pilot, lambda: app.results == ["summarize"])
         assert app.results == ["summarize"]
 
 
@@ -472,7 +505,7 @@ async def _label_result(current: str | None, *keys: str) -> list[Any]:
     async with app.run_test(size=SIZE) as pilot:
         dialog = LabelDialog(current)
         app.open(dialog)
-        await pilot.pause()
+        await until(pilot, lambda: dialog.query_one(Input).value == (current or ""))
         assert dialog.query_one(Input).value == (current or "")
         await pilot.press(*keys)
         await pilot.pause()
@@ -493,14 +526,14 @@ async def test_confirm_dialog() -> None:
             app.open(ConfirmDialog("Delete it?"))
             await pilot.pause()
             await pilot.press(*keys)
-            await pilot.pause()
+            await until(pilot, lambda: app.results == [expected])  # noqa: B023
             assert app.results == [expected]
     app = DialogHost()
     async with app.run_test(size=SIZE) as pilot:
         app.open(ConfirmDialog("Delete it?"))
         await pilot.pause()
         await pilot.click("#yes")
-        await pilot.pause()
+        await until(pilot, lambda: app.results == [True])
         assert app.results == [True]
 
 
@@ -518,7 +551,7 @@ async def test_progress_dialog_cancel_and_finish() -> None:
         app.open(dialog)
         await pilot.pause()
         dialog.finish()
-        await pilot.pause()
+        await until(pilot, lambda: app.results == [True, False])
         assert app.results == [True, False]
 
 
