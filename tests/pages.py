@@ -54,6 +54,11 @@ async def wait_until(pilot: Any, predicate: Callable[[], Any], what: str, guard:
     return value
 
 
+async def wait_until_drawn(pilot: Any, widget: Any) -> None:
+    """Until ``widget`` has a place on the screen (so a click on it lands on it)."""
+    await wait_until(pilot, lambda: widget.region.width and widget.region.height, f"{widget!r} on screen")
+
+
 def rendered_text(app: Any) -> str:
     """Every character the app's screen shows, line by line."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
@@ -77,10 +82,14 @@ class MainPage:
         from tui.screens.main import MainScreen
 
         stack = self.app.screen_stack
-        await wait_until(self.pilot, lambda: stack and isinstance(self.app.screen_stack[-1], MainScreen), "the screen")
+        await wait_until(
+            self.pilot, lambda: stack and isinstance(self.app.screen_stack[-1], MainScreen), "the screen"
+        )
         screen = self.screen
         await wait_until(
-            self.pilot, lambda: screen.agent is not None and screen.timeline.timeline is not None, "the start-up"
+            self.pilot,
+            lambda: screen.agent is not None and screen.timeline.timeline is not None,
+            "the start-up",
         )
         return screen
 

@@ -18,6 +18,7 @@ from textual.widgets import Collapsible, Switch
 
 from tests.agent_helpers import MODEL, Recorder, assert_no_orphans, make_session, make_settings
 from tests.fake_openai import FakeOpenAI, Hit, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tests.pages import until, wait_until_drawn
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
 from tui.agent.events import Notice, TurnEnd
 from tui.agent.moa import aggregator_guidance, with_guidance
@@ -372,7 +373,9 @@ async def test_the_settings_screen_toggles_moa_and_a_changed_setting_wins_over_s
     session.set_moa(False)
     app = SettingsHost(user, tmp_path / "project" / ".kompakt" / "settings.toml")
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot, lambda: app.screen.query_one(f"#{editor_id('moa.enabled')}", Switch).value is False
+        )
         switch = app.screen.query_one(f"#{editor_id('moa.enabled')}", Switch)
         assert switch.value is False
         switch.value = True
@@ -448,7 +451,12 @@ async def test_the_chat_group_renders_from_the_stored_entry(tmp_path: Path) -> N
     async with app.run_test(size=(120, 40)) as pilot:
         pane = app.query_one(ChatPane)
         await pane.load_messages(path)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                [type(widget) for widget in pane.message_widgets] == [UserMessage, MoaGroup, AssistantMessage]
+            ),
+        )
         kinds = [type(widget) for widget in pane.message_widgets]
         assert kinds == [UserMessage, MoaGroup, AssistantMessage]
         group = pane.query_one(MoaGroup)
@@ -463,9 +471,18 @@ async def test_the_chat_group_renders_from_the_stored_entry(tmp_path: Path) -> N
         assert failed_view.has_class("-failed") and group.has_class("-degraded")
         group_collapsible = group.query_one(".moa--group", Collapsible)
         assert group_collapsible.collapsed
-        await pilot.click(group_collapsible.query_one("CollapsibleTitle"))
-        await pilot.click(ok_view.query_one("CollapsibleTitle"))
-        await pilot.pause()
+        group_title, ok_title = (view.query_one("CollapsibleTitle") for view in (group_collapsible, ok_view))
+        await wait_until_drawn(pilot, group_title)
+        await pilot.click(group_title)
+        await wait_until_drawn(pilot, ok_title)  # the group opened: its references are laid out
+        await pilot.click(ok_title)
+        await until(
+            pilot,
+            lambda: (
+                (not group_collapsible.collapsed and (not ok_view.collapsed))
+                and "Use recursive descent." in screen_text(app)
+            ),
+        )
         assert not group_collapsible.collapsed and not ok_view.collapsed
         assert "Use recursive descent." in screen_text(app)
 
@@ -484,13 +501,22 @@ async def test_the_chat_group_fills_in_live(tmp_path: Path) -> None:
             MODEL, (ReferenceAnswer(REF_A, error="Aborted by the user."), answer), aborted=True
         )
         await group.finish(record, "abcd1234")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (group.entry_id == "abcd1234" and pane.items[-1].entry_id == "abcd1234")
+                and pane.items[-1].message["data"] == record.to_data()
+                and str(group.summary()).endswith("· aborted")
+            ),
+        )
         assert group.entry_id == "abcd1234" and pane.items[-1].entry_id == "abcd1234"
         assert pane.items[-1].message["data"] == record.to_data()
         assert str(group.summary()).endswith("· aborted")
         await pilot.click(group.query_one(".moa--group", Collapsible).query_one("CollapsibleTitle"))
         await pilot.click(group.references[1].query_one("CollapsibleTitle"))
-        await pilot.pause()
+        await until(
+            pilot, lambda: "[bold]literal[/bold]" in screen_text(app) and "\x1b" not in screen_text(app)
+        )
         shown = screen_text(app)
         assert "[bold]literal[/bold]" in shown and "\x1b" not in shown
 

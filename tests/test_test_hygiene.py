@@ -37,8 +37,11 @@ def waits(statement: ast.stmt) -> ast.AST | None:
 
 
 def blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Every statement list, except a ``while`` loop's body (a poll: it waits for its condition)."""
     for node in ast.walk(tree):
-        for field in ("body", "orelse", "finalbody"):
+        for field in (
+            ("orelse", "finalbody") if isinstance(node, ast.While) else ("body", "orelse", "finalbody")
+        ):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 yield body
@@ -77,6 +80,9 @@ def test_the_scanner_finds_a_pause_before_an_assert() -> None:
         "    assert app.ready\n"
         "    time.sleep(0.1)\n"
         "    assert app.done\n"
+        "    while not app.idle:  # a poll, with an invariant checked on each round\n"
+        "        await asyncio.sleep(0)\n"
+        "        assert not app.failed\n"
     )
     assert paused_asserts(source) == [5, 9]
 

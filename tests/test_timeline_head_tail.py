@@ -7,6 +7,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 
 from tests import factories as f
+from tests.pages import until
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
 from tui.compaction.head_tail import HeadTailConfig, HeadTailPlan, plan_head_tail
 from tui.compaction.plan import CompactionPlan, prepare_compaction
@@ -148,7 +149,13 @@ def rows(widget: CompactionTimeline) -> list[str]:
 async def test_switching_the_strategy_redraws_the_ghost_at_once():
     app = Host(compacted_path())
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                app.query_one(CompactionTimeline).what_if_strategy == STRATEGY_KEEP_RECENT
+                and "head-tail" not in rows(app.query_one(CompactionTimeline))[2]
+            ),
+        )
         widget = app.query_one(CompactionTimeline)
         assert widget.what_if_strategy == STRATEGY_KEEP_RECENT
         assert "head-tail" not in rows(widget)[2]
@@ -168,7 +175,7 @@ async def test_switching_the_strategy_redraws_the_ghost_at_once():
 async def test_head_region_is_drawn_on_the_bar_and_in_the_legend():
     app = Host(head_tail_path(), strategy=STRATEGY_HEAD_TAIL)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: rows(app.query_one(CompactionTimeline))[1][0] == "▒")
         widget = app.query_one(CompactionTimeline)
         _markers, bar, status = rows(widget)
         layout = BarLayout(widget.timeline, 78)
@@ -183,7 +190,12 @@ async def test_head_region_is_drawn_on_the_bar_and_in_the_legend():
         assert head_cells[-1] < first_middle < first_kept
         assert "head-tail" in status
         await pilot.press("space")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                rows(widget)[3].startswith("▒ head 6.5k") and "What-if (head-tail)" in "\n".join(rows(widget))
+            ),
+        )
         legend = rows(widget)[3]
         assert legend.startswith("▒ head 6.5k")
         assert "What-if (head-tail)" in "\n".join(rows(widget))

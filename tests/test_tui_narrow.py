@@ -81,7 +81,7 @@ async def test_keep_label_moves_out_of_the_bracket_when_the_ghost_is_in_the_way(
         await pilot.pause()
         widget = app.query_one(CompactionTimeline)
         widget.set_what_if(9_000, RESERVE)
-        await pilot.pause()
+        await until(pilot, lambda: " keep 9k " in rows(widget)[0])
         markers = rows(widget)[0]
         # At 80 columns the bracket is too short for the label beside the ◆, so it sits just outside:
         # right of it, as the boundary's id takes the room on the left.
@@ -93,7 +93,13 @@ async def test_keep_label_moves_out_of_the_bracket_when_the_ghost_is_in_the_way(
 async def test_status_row_shortens_by_priority_and_ends_with_an_ellipsis() -> None:
     app = TimelineHost()
     async with app.run_test(size=(120, 24)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                f"· threshold 56k · ◆ would summarise {format_tokens(app.query_one(CompactionTimeline).timeline.what_if.summarise_tokens + app.query_one(CompactionTimeline).timeline.what_if.turn_prefix_tokens)}, keep {format_tokens(app.query_one(CompactionTimeline).timeline.what_if.kept_tokens)}"
+                in rows(app.query_one(CompactionTimeline))[2]
+            ),
+        )
         widget = app.query_one(CompactionTimeline)
         what_if = widget.timeline.what_if
         summarise = format_tokens(what_if.summarise_tokens + what_if.turn_prefix_tokens)
@@ -101,7 +107,10 @@ async def test_status_row_shortens_by_priority_and_ends_with_an_ellipsis() -> No
         status = rows(widget)[2]
         assert f"· threshold 56k · ◆ would summarise {summarise}, keep {kept}" in status
         await pilot.resize_terminal(60, 24)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: rows(widget)[2].rstrip() == f"23k / 64k (36%) · threshold 56k · ◆ −{summarise}/+{kept}",
+        )
         status = rows(widget)[2].rstrip()
         assert status == f"23k / 64k (36%) · threshold 56k · ◆ −{summarise}/+{kept}"
         await pilot.resize_terminal(44, 24)
@@ -113,7 +122,13 @@ async def test_status_row_shortens_by_priority_and_ends_with_an_ellipsis() -> No
         await until(pilot, lambda: rows(widget)[2].rstrip() == f"23k / 64k (36%) · ◆ −{summarise}/+{kept}")
         assert rows(widget)[2].rstrip() == f"23k / 64k (36%) · ◆ −{summarise}/+{kept}"
         await pilot.resize_terminal(24, 24)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (rows(widget)[2].endswith("…") and len(rows(widget)[2]) == 22)
+                and rows(widget)[2].startswith("23k / 64k (36%) · ◆")
+            ),
+        )
         status = rows(widget)[2]
         assert status.endswith("…") and len(status) == 22
         assert status.startswith("23k / 64k (36%) · ◆")
@@ -125,7 +140,7 @@ async def test_panel_rows_that_do_not_fit_end_with_an_ellipsis() -> None:
         await pilot.pause()
         widget = app.query_one(CompactionTimeline)
         widget.expanded = True
-        await pilot.pause()
+        await until(pilot, lambda: "· ⏎ compact · b ▼" in "\n".join(rows(widget)))
         text = rows(widget)
         assert "· ⏎ compact · b ▼" in "\n".join(text)  # the short key hints at 80 columns
         await pilot.resize_terminal(50, 30)
@@ -147,7 +162,17 @@ class PaneHost(App[None]):
 async def test_tree_pane_hint_is_one_row_and_the_list_keeps_its_rows() -> None:
     app = PaneHost()
     async with app.run_test(size=(40, 22)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                app.query_one(SessionTreePane).has_class("-narrow")
+                and (
+                    app.query_one(SessionTreePane).query_one("#tree-hint", Static).size.height == 1
+                    and str(app.query_one(SessionTreePane).query_one("#tree-hint", Static).render())
+                    == HINTS[-1]
+                )
+            ),
+        )
         pane = app.query_one(SessionTreePane)
         hint = pane.query_one("#tree-hint", Static)
         assert pane.has_class("-narrow")
@@ -155,6 +180,7 @@ async def test_tree_pane_hint_is_one_row_and_the_list_keeps_its_rows() -> None:
         view = app.query_one(SessionTreeView)
         assert view.size.height >= MIN_TREE_ROWS
         detail = pane.detail
+        await until(pilot, lambda: detail.region.y >= view.region.bottom)  # laid out below the list
         assert detail.region.y >= view.region.bottom and detail.region.bottom <= pane.region.bottom
         assert detail.size.height >= 3
         await pilot.resize_terminal(56, 22)

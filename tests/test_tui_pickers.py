@@ -119,7 +119,13 @@ async def test_model_picker_filters_as_you_type_and_returns_the_choice():
     async with app.run_test(size=(100, 30)) as pilot:
         await loaded(app, pilot)
         await pilot.press(*"gpt-4o-mini openai")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (picker.visible_models and all("gpt-4o-mini" in m for m in picker.visible_models))
+                and len(picker.visible_models) < 30
+            ),
+        )
         models = picker.visible_models
         assert models and all("gpt-4o-mini" in m for m in models)
         assert len(models) < 30
@@ -268,7 +274,7 @@ async def test_session_picker_says_loading_until_the_catalog_arrives():
     picker = SessionPicker(blocked_lister)
     app = PickerHost(picker)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: str(picker.query_one("#session-status", Static).render()) == "loading…")
         status = picker.query_one("#session-status", Static)
         assert str(status.render()) == "loading…"
         gate.set()

@@ -158,7 +158,14 @@ async def test_slash_menu_lists_all_commands_and_arrows_choose() -> None:
     app = PromptHost()
     async with app.run_test() as pilot:
         await type_text(pilot, "/")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                [c.name for c in app.prompt.completions][:3] == ["/compact", "/tree", "/model"]
+                and {"/settings", "/label", "/export", "/new", "/resume", "/moa", "/help"}
+                <= set([c.name for c in app.prompt.completions])
+            ),
+        )
         names = [c.name for c in app.prompt.completions]
         assert names[:3] == ["/compact", "/tree", "/model"]
         assert {"/settings", "/label", "/export", "/new", "/resume", "/moa", "/help"} <= set(names)
@@ -234,7 +241,13 @@ async def test_status_bar_shows_its_fields() -> None:
         bar.litellm_loading = True
         bar.iteration, bar.max_iterations = 3, 20
         bar.message = "saved\x1b[2J"
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                str(bar.render())
+                == "gpt-5 [bold]x  offline  · 150.0k/200.0k (75%) · $1.23 · loading litellm… · tools 3/20 · saved"
+            ),
+        )
         text = str(bar.render())
         assert text == (
             "gpt-5 [bold]x  offline  · 150.0k/200.0k (75%) · $1.23 · loading litellm… · tools 3/20 · saved"

@@ -86,7 +86,15 @@ async def test_the_focused_row_is_described(files):
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
         editor(app, "retry.maxRetries", Input).focus()
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                "retry.maxRetries" in text_of(app.screen.query_one("#settings-form-help", Static))
+                and "How many times a failed call is retried."
+                in text_of(app.screen.query_one("#settings-form-help", Static))
+                and (f"user file {user}" in text_of(app.screen.query_one("#settings-form-help", Static)))
+            ),
+        )
         help_text = text_of(app.screen.query_one("#settings-form-help", Static))
         assert "retry.maxRetries" in help_text
         assert "How many times a failed call is retried." in help_text
@@ -134,7 +142,25 @@ async def test_a_valid_edit_saved_with_ctrl_s_keeps_the_comments(files):
         await pilot.pause()
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                [
+                    line
+                    for line in user.read_text().splitlines()
+                    if line not in ["calibrate = false", 'strategy = "head-tail"']
+                ]
+                == USER_TOML.replace("keepRecentTokens = 20000", "keepRecentTokens = 8000").splitlines()
+                and tomllib.loads(user.read_text())["compaction"]
+                == {
+                    "keepRecentTokens": 8000,
+                    "reserveTokens": 16384,
+                    "calibrate": False,
+                    "strategy": "head-tail",
+                }
+                and (len(app.saved) == 1)
+            ),
+        )
         text = user.read_text()
         added = ["calibrate = false", 'strategy = "head-tail"']
         kept = [line for line in text.splitlines() if line not in added]
@@ -170,7 +196,17 @@ async def test_table_edits_are_saved_entry_by_entry(files):
         approval.text = '{"bash": "auto"}'
         models = editor(app, "models", TextArea)
         models.text = '{ "ollama/qwen" = { apiBase = "http://localhost:11434", contextWindow = 32768 } }'
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                app.screen.query_one(SettingsForm).invalid == {}
+                and app.screen.query_one(SettingsForm).pending_changes()
+                == {
+                    "tools.approval.bash": "auto",
+                    'models."ollama/qwen"': {"apiBase": "http://localhost:11434", "contextWindow": 32768},
+                }
+            ),
+        )
         form = app.screen.query_one(SettingsForm)
         assert form.invalid == {}
         assert form.pending_changes() == {
@@ -179,7 +215,15 @@ async def test_table_edits_are_saved_entry_by_entry(files):
         }
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                tomllib.loads(user.read_text())["tools"] == {"approval": {"bash": "auto"}}
+                and tomllib.loads(user.read_text())["models"]
+                == {"ollama/qwen": {"apiBase": "http://localhost:11434", "contextWindow": 32768}}
+                and user.read_text().startswith(USER_TOML)
+            ),
+        )
         data = tomllib.loads(user.read_text())
         assert data["tools"] == {"approval": {"bash": "auto"}}
         assert data["models"] == {
@@ -228,7 +272,17 @@ async def test_the_source_column_shows_an_environment_override(files, monkeypatc
     monkeypatch.setenv("KOMPAKT_COMPACTION__RESERVETOKENS", "4096")
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                text_of(row(app, "compaction.reserveTokens").query_one(".setting-row--source", Static))
+                == "env KOMPAKT_COMPACTION__RESERVETOKENS"
+                and (
+                    row(app, "compaction.reserveTokens").has_class("-env")
+                    and row(app, "compaction.reserveTokens").has_class("-overridden")
+                )
+            ),
+        )
         reserve = row(app, "compaction.reserveTokens")
         assert (
             text_of(reserve.query_one(".setting-row--source", Static))
@@ -250,7 +304,13 @@ async def test_a_project_value_warns_only_while_saving_to_the_user_file(files):
     project.write_text("[ui]\nshowTimeline = false\n")
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                editor(app, "ui.showTimeline", Switch).value is False
+                and row(app, "ui.showTimeline").has_class("-overridden")
+            ),
+        )
         timeline = row(app, "ui.showTimeline")
         assert editor(app, "ui.showTimeline", Switch).value is False
         assert timeline.has_class("-overridden")

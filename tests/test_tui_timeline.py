@@ -71,7 +71,7 @@ def ghost_column(widget: CompactionTimeline) -> int:
 async def test_boundary_is_drawn_at_the_kept_entry() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: rows(app.query_one(CompactionTimeline))[0].index("▼") == BOUNDARY_COLUMN)
         widget = app.query_one(CompactionTimeline)
         markers, bar, status = rows(widget)
         assert markers.index("▼") == BOUNDARY_COLUMN
@@ -93,7 +93,18 @@ async def test_keys_move_the_ghost_boundary_and_post_what_if_changed() -> None:
         await until(pilot, lambda: ghost_column(widget) < before)
         assert ghost_column(widget) < before  # a larger keep budget cuts earlier
         await pilot.press("plus", "right_square_bracket", "left_curly_bracket")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                [(m.keep_recent_tokens, m.reserve_tokens) for m in app.received]
+                == [
+                    (KEEP + 5000, RESERVE),
+                    (KEEP + 6000, RESERVE),
+                    (KEEP + 6000, RESERVE + 1000),
+                    (KEEP + 6000, RESERVE - 4000),
+                ]
+            ),
+        )
         values = [(m.keep_recent_tokens, m.reserve_tokens) for m in app.received]
         assert values == [
             (KEEP + 5_000, RESERVE),
@@ -154,7 +165,14 @@ async def test_enter_requests_compaction_with_the_what_if_settings() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("plus", "enter")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.received[-1], CompactionTimeline.CompactNowRequested)
+                and (app.received[-1].keep_recent_tokens, app.received[-1].reserve_tokens)
+                == (KEEP + 1000, RESERVE)
+            ),
+        )
         request = app.received[-1]
         assert isinstance(request, CompactionTimeline.CompactNowRequested)
         assert (request.keep_recent_tokens, request.reserve_tokens) == (KEEP + 1_000, RESERVE)
@@ -185,7 +203,13 @@ async def test_compacting_state_shows_a_spinner_and_escape_cancels() -> None:
         await until(pilot, lambda: app.received == [])
         assert app.received == []
         widget.set_compacting("manual", time.monotonic())
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                rows(widget)[2][0] in timeline_module.SPINNER
+                and ("compacting (manual)" in rows(widget)[2] and "esc to cancel" in rows(widget)[2])
+            ),
+        )
         status = rows(widget)[2]
         assert status[0] in timeline_module.SPINNER
         assert "compacting (manual)" in status and "esc to cancel" in status
@@ -220,7 +244,7 @@ async def test_streaming_tail_grows_without_replanning() -> None:
 async def test_expanded_panel_lists_past_compactions() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: app.query_one(CompactionTimeline).size.height == 3)
         widget = app.query_one(CompactionTimeline)
         assert widget.size.height == 3
         await pilot.press("space")
@@ -248,7 +272,21 @@ async def test_past_compactions_show_omp_method_and_warning() -> None:
         widget = app.query_one(CompactionTimeline)
         await pilot.press("space")
         await wait_for(pilot, lambda: widget.expanded)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                "remote"
+                in rows(widget)[
+                    next((i for i, row in enumerate(rows(widget)) if row.startswith("Past compactions (1)")))
+                    + 1
+                ]
+                and "⚠ summary cut short"
+                in rows(widget)[
+                    next((i for i, row in enumerate(rows(widget)) if row.startswith("Past compactions (1)")))
+                    + 1
+                ]
+            ),
+        )
         text = rows(widget)
         header = next(i for i, row in enumerate(text) if row.startswith("Past compactions (1)"))
         assert "remote" in text[header + 1] and "⚠ summary cut short" in text[header + 1]
@@ -263,7 +301,13 @@ async def test_session_text_cannot_inject_escape_sequences() -> None:
         await pilot.pause()
         widget = app.query_one(CompactionTimeline)
         widget.expanded = True
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                ("\x1b" not in "\n".join(rows(widget)) and "\x07" not in "\n".join(rows(widget)))
+                and "▼ [bold]x" in "\n".join(rows(widget))
+            ),
+        )
         text = "\n".join(rows(widget))
         assert "\x1b" not in text and "\x07" not in text
         assert "▼ [bold]x" in text  # shown literally, never parsed as markup

@@ -110,7 +110,14 @@ async def test_rows_are_truncated_to_the_width_with_an_ellipsis() -> None:
     tree = TreeIndex(f.chain([f.user(long_text), f.assistant("ok")]))
     app = TreeHost(tree, "00000002")
     async with app.run_test(size=(60, 20)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                app.view.render_line(0).cell_length == app.view.scrollable_content_region.width
+                and app.view.render_line(0).text.endswith("…")
+                and app.view.render_line(0).text.startswith("  • user: word word")
+            ),
+        )
         view = app.view
         width = view.scrollable_content_region.width
         first = view.render_line(0)
@@ -122,13 +129,35 @@ async def test_rows_are_truncated_to_the_width_with_an_ellipsis() -> None:
 async def test_escape_sequences_in_entry_text_are_not_interpreted() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                ("\x1b" not in app.view.render_line(10).text and "\x07" not in app.view.render_line(10).text)
+                and "[bold]not bold[/bold]" in app.view.render_line(10).text
+                and (
+                    not any(
+                        segment.style and segment.style.bold
+                        for segment in app.view.render_line(10)
+                        if "not bold" in segment.text
+                    )
+                )
+            ),
+        )
         row = app.view.render_line(10)
         assert "\x1b" not in row.text and "\x07" not in row.text
         assert "[bold]not bold[/bold]" in row.text  # markup stays literal
         assert not any(segment.style and segment.style.bold for segment in row if "not bold" in segment.text)
         app.view.select("a5")
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                (
+                    "\x1b" not in static_text(app, "#entry-detail-body")
+                    and "pwned" not in static_text(app, "#entry-detail-body")
+                )
+                and "[bold]not bold[/bold]" in static_text(app, "#entry-detail-body")
+            ),
+        )
         detail = static_text(app, "#entry-detail-body")
         assert "\x1b" not in detail and "pwned" not in detail
         assert "[bold]not bold[/bold]" in detail
@@ -165,7 +194,9 @@ async def test_selected_row_is_kept_centred_on_a_long_list() -> None:
     tree = TreeIndex(f.chain([f.user(f"message {i}") for i in range(200)]))
     app = TreeHost(tree, f.entry_id(199))
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot, lambda: app.view.scroll_offset.y == 200 - app.view.scrollable_content_region.height
+        )
         view = app.view
         height = view.scrollable_content_region.height
         assert view.scroll_offset.y == 200 - height  # the leaf at the end: scrolled to the bottom
@@ -312,7 +343,14 @@ async def test_hint_line_is_built_from_the_configured_keys() -> None:
     app = TreeHost()
     app.set_keymap({"tree.label": "ctrl+k", "tree.label_times": "f9", "tree.filter.all": "ctrl+g"})
     async with app.run_test(size=(200, 30)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                "ctrl+k: label." in static_text(app, "#tree-hint")
+                and "f9: label time" in static_text(app, "#tree-hint")
+                and ("/ctrl+g: filters" in static_text(app, "#tree-hint"))
+            ),
+        )
         hint = static_text(app, "#tree-hint")
         assert "ctrl+k: label." in hint and "f9: label time" in hint and "/ctrl+g: filters" in hint
         await pilot.press("f9")
@@ -394,14 +432,20 @@ async def test_detail_follows_the_cursor_after_the_delay() -> None:
         pane = app.query_one(SessionTreePane)
         pane.detail_delay = 0.05
         await pilot.press("down")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.query_one(EntryDetail).entry_id == "u4")
         assert app.query_one(EntryDetail).entry_id == "u4"
 
 
 async def test_pane_puts_the_detail_below_when_narrow() -> None:
     app = TreeHost()
     async with app.run_test(size=(80, 40)) as pilot:
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                app.query_one(SessionTreePane).has_class("-narrow")
+                and app.query_one(EntryDetail).region.y > app.view.region.y
+            ),
+        )
         pane = app.query_one(SessionTreePane)
         assert pane.has_class("-narrow")
         assert app.query_one(EntryDetail).region.y > app.view.region.y
@@ -542,7 +586,13 @@ async def test_progress_dialog_cancel_and_finish() -> None:
     async with app.run_test(size=SIZE) as pilot:
         dialog = ProgressDialog("Summarizing branch…")
         app.open(dialog)
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: (
+                "Summarizing branch…" in str(dialog.query_one(ProgressIndicator).render())
+                and "(esc to cancel)" in str(dialog.query_one(ProgressIndicator).render())
+            ),
+        )
         shown = str(dialog.query_one(ProgressIndicator).render())
         assert "Summarizing branch…" in shown and "(esc to cancel)" in shown
         await pilot.press("escape")
