@@ -437,7 +437,14 @@ async def test_context_usage_is_estimated_right_after_a_compaction(
     # pi says None until a reply reports; kompakt shows the estimate the timeline and the CLI show.
     estimate = sum_tokens(session.store.build_context().messages)
     assert session.store.get_branch()[-1]["type"] == "compaction" and 0 < estimate < 3750
-    assert session.context_usage() == (estimate, SMALL_WINDOW, estimate / SMALL_WINDOW * 100, True)
+    compaction_id = session.store.get_branch()[-1]["id"]
+    assert session.context_usage() == (
+        estimate,
+        SMALL_WINDOW,
+        estimate / SMALL_WINDOW * 100,
+        True,
+        compaction_id,
+    )
 
     fake_openai.queue(Reply.text_reply("answer three", usage=(500, 20)))
     await session.prompt("third")

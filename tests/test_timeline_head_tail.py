@@ -163,7 +163,7 @@ async def test_switching_the_strategy_redraws_the_ghost_at_once():
         assert widget.what_if_strategy == STRATEGY_HEAD_TAIL
         assert [m.strategy for m in app.received] == [STRATEGY_HEAD_TAIL]
         markers, _bar, status = rows(widget)
-        assert "◆ head-tail: would summarise" in status
+        assert "◆ head-tail: summarise ≈" in status
         assert " tail " in markers  # the bracket now shows the tail budget
         await pilot.press("enter")
         assert app.received[-1].strategy == STRATEGY_HEAD_TAIL

@@ -135,6 +135,7 @@ class SessionTreePane(Vertical):
         self._search = Static(self._search_content(""), id="tree-search", markup=False)
         # Until set_session gives it rows the pane says it is loading, never an empty "(0/0)".
         self._footer = Static(LOADING_FOOTER, id="tree-footer", markup=False)
+        self._footer_text = LOADING_FOOTER
         self._hint = Static(HINTS[0], id="tree-hint", markup=False)
         self._body = Container(id="tree-body")
         self._detail_rows: int | None = None
@@ -166,7 +167,7 @@ class SessionTreePane(Vertical):
     def show_loading(self) -> None:
         """Say the rows are coming (a big session's tree takes a moment); set_session replaces it."""
         self.view.show_loading()
-        self._footer.update(LOADING_FOOTER, layout=False)
+        self._set_footer(LOADING_FOOTER)
 
     def refresh_tree(self, leaf_id: str | object | None = ...) -> None:
         """Rebuild after appends or a leaf move, and redraw the detail (a label may have changed)."""
@@ -187,7 +188,13 @@ class SessionTreePane(Vertical):
         if event.query != self._query:  # a cursor move changes only the footer
             self._query = event.query
             self._search.update(self._search_content(event.query), layout=False)
-        self._footer.update(event.footer, layout=False)
+        # The footer is as wide as its text: a longer one (a filter tag after "(i/n)") needs a new
+        # layout, else it is cut to the old width. A cursor move that keeps the length does not.
+        self._set_footer(event.footer)
+
+    def _set_footer(self, text: str) -> None:
+        self._footer.update(text, layout=len(text) != len(self._footer_text))
+        self._footer_text = text
 
     @on(SessionTreeView.Highlighted)
     def _highlighted(self, event: SessionTreeView.Highlighted) -> None:

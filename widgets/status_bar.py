@@ -1,7 +1,10 @@
 """The one-line status bar: model, context use, cost, litellm loading, tool iterations and a message.
 
 Every field is a reactive; Textual only repaints when a value actually changes, so the lead can set
-them as often as it likes (for example on every streamed usage update).
+them as often as it likes (for example on every streamed usage update). The context figure says
+where it comes from: ``≈`` marks a chars/4 estimate (no reply since the last compaction reported
+usage); without it the figure is the provider's usage. When an estimate gives way to a larger
+measured figure, the bar says so, so the figure never rises silently because its source changed.
 """
 
 from __future__ import annotations
@@ -30,12 +33,19 @@ class StatusBar(Widget):
     HELP = """
 ## Status bar
 The model (and whether it runs offline), the context size against the model's window, the session
-cost, whether litellm is still loading, and the tool iterations of the current turn.
+cost, whether litellm is still loading, and the tool iterations of the current turn. A context size
+marked `≈` is an estimate (about four characters a token): no reply since the last compaction has
+reported its usage yet. Unmarked, it is the provider's count from the last reply (plus an estimate of
+what came after it). When the first measured count after an estimate is larger, the bar says
+"measured now, was ≈…" so the jump is not mistaken for growth.
 """
 
     model: reactive[str] = reactive("")
     offline: reactive[bool] = reactive(False)
     context_tokens: reactive[int | None] = reactive(None)
+    context_estimated: reactive[bool] = reactive(False)  # chars/4, no provider usage behind it
+    # Set when a measured figure replaced a smaller estimate: that estimate, shown beside the figure.
+    replaced_estimate: reactive[int | None] = reactive(None)
     context_window: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
     litellm_loading: reactive[bool] = reactive(False)
@@ -43,6 +53,32 @@ cost, whether litellm is still loading, and the tool iterations of the current t
     max_iterations: reactive[int] = reactive(0)
     message: reactive[str] = reactive("")
     session_settings: reactive[bool] = reactive(False)  # the session sets its own compaction values
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._compaction_id: str | None = None  # the latest compaction of the context shown
+
+    def show_context(
+        self, tokens: int | None, window: int, estimated: bool, compaction_id: str | None = None
+    ) -> None:
+        """Show the context size; note it when, in the same context (the same latest compaction),
+        a measured figure replaces a smaller estimate. Any other change of the figure clears the note."""
+        if tokens != self.context_tokens or estimated != self.context_estimated:
+            previous, was_estimated = self.context_tokens, self.context_estimated
+            same_context = compaction_id == self._compaction_id
+            rose_with_source = (
+                tokens is not None
+                and previous is not None
+                and same_context
+                and was_estimated
+                and not estimated
+                and tokens > previous
+            )
+            self.replaced_estimate = previous if rose_with_source else None
+        self._compaction_id = compaction_id
+        self.context_tokens = tokens
+        self.context_window = window
+        self.context_estimated = estimated
 
     def render(self) -> Content:
         parts: list[Content] = []
@@ -52,7 +88,7 @@ cost, whether litellm is still loading, and the tool iterations of the current t
                 model = Content.assemble(model, " ", (" offline ", "reverse"))
             parts.append(model)
         if self.context_tokens is not None:
-            used = short_tokens(self.context_tokens)
+            used = ("≈" if self.context_estimated else "") + short_tokens(self.context_tokens)
             if self.context_window:
                 percent = 100 * self.context_tokens / self.context_window
                 style = "$error" if percent >= 90 else "$warning" if percent >= 75 else ""
@@ -60,6 +96,9 @@ cost, whether litellm is still loading, and the tool iterations of the current t
                 parts.append(Content.styled(label, style) if style else Content(label))
             else:
                 parts.append(Content(f"{used} tokens"))
+            if self.replaced_estimate is not None:
+                note = f"measured now, was ≈{short_tokens(self.replaced_estimate)}"
+                parts.append(Content.styled(note, "italic"))
         if self.session_settings:
             parts.append(Content.styled("session settings", "italic"))
         if self.cost:

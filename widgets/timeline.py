@@ -164,7 +164,9 @@ the reply's usage alone. The bracket is keepRecentTokens from the end, and **◆
 compaction with the what-if settings would cut; **╏** is the threshold a what-if reserveTokens would
 give (the free space and the reserve on the bar follow it). With the head-tail strategy, **▒** is the
 protected head a head-tail compaction copied into its summary, and the bracket is the tail budget
-(keepRecentTokens does not apply there).
+(keepRecentTokens does not apply there). A figure marked **≈** is an estimate (about four
+characters a token, scaled by the provider's count when there is one): the context size right after
+a compaction, until a reply reports usage, and everything the what-if predicts.
 
 - `+` / `-`: keepRecentTokens ±1k (`>` / `<`: ±5k)
 - `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
@@ -853,14 +855,15 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
             text = f"{frame} compacting ({sanitize(reason)}) {elapsed:.1f}s · esc to cancel · "
             busy.append((text, self._style("busy")))
+        estimated = "≈" if timeline.context_estimated else ""  # no usage since the compaction
         usage = (
-            f"{format_tokens(timeline.context_tokens)} / {format_tokens(timeline.context_window)} "
+            f"{estimated}{format_tokens(timeline.context_tokens)} / {format_tokens(timeline.context_window)} "
             f"({timeline.percent:.0f}%)",
             self._style("title"),
         )
         limit = format_tokens(timeline.what_if.threshold)
         streaming = format_tokens(self._streaming_tokens)
-        long_ghost, short_ghost = self._ghost_texts(timeline)
+        long_ghost, medium_ghost, short_ghost = self._ghost_texts(timeline)
 
         def variant(threshold: str | None, stream: str | None, what_if: str) -> list[tuple[str, Style]]:
             parts = [*busy, usage]
@@ -875,6 +878,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         return _fitted(
             [
                 variant(f" · threshold {limit}", f" · +{streaming} streaming", long_ghost),
+                variant(f" · threshold {limit}", f" · +{streaming} streaming", medium_ghost),
                 variant(f" · threshold {limit}", f" · +{streaming} streaming", short_ghost),
                 variant(f" · ┃{limit}", f" · +{streaming} streaming", short_ghost),
                 variant(f" · ┃{limit}", f" · +{streaming}", short_ghost),
@@ -885,8 +889,8 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             base,
         )
 
-    def _ghost_texts(self, timeline: Timeline) -> tuple[str, str]:
-        """The what-if in words, and as ``◆ −summarised/+kept``."""
+    def _ghost_texts(self, timeline: Timeline) -> tuple[str, str, str]:
+        """The what-if in words, in fewer words, and as ``◆ ≈−summarised/+kept``."""
         what_if = timeline.what_if
         prefix = " · ◆ "
         if self._what_if is not None:
@@ -895,15 +899,19 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         if what_if.strategy == STRATEGY_HEAD_TAIL:
             prefix += "head-tail: "
         if what_if.skip_message:
-            return prefix + "nothing to compact", prefix + "nothing to compact"
+            return (prefix + "nothing to compact",) * 3
         summarise = format_tokens(what_if.summarise_tokens + what_if.turn_prefix_tokens)
         kept = format_tokens(what_if.kept_tokens)
-        long = f"{prefix}would summarise {summarise}, keep {kept}"
-        short = f"{prefix}−{summarise}/+{kept}"
+        # The planner's figures are estimates (chars/4, scaled by the usage ratio when there is one).
+        medium = f"summarise ≈{summarise}, keep ≈{kept}"
+        long = f"{prefix}would {medium}"
+        medium = prefix + medium
+        short = f"{prefix}≈−{summarise}/+{kept}"
         if what_if.head_tokens:
             long += f" + head {format_tokens(what_if.head_tokens)}"
+            medium += f" + head {format_tokens(what_if.head_tokens)}"
             short += f" +head {format_tokens(what_if.head_tokens)}"
-        return long, short
+        return long, medium, short
 
     def _panel_rows(
         self, timeline: Timeline, width: int, base: Style
@@ -933,6 +941,13 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             style = self._style(fill)
             colour = style.color if fill in (REGION_SUMMARISED, REGION_HEAD) else style.bgcolor
             legend += [(glyph, Style(color=colour)), (f" {text}  ", muted)]
+        # What ≈ means: it is the first thing to go when the row is too narrow.
+        approx = ("≈", self._style("title"))
+        legends = [
+            [*legend, approx, (" estimate (chars/4), unmarked: provider usage", muted)],
+            [*legend, approx, (" estimate", muted)],
+            legend,
+        ]
         # What the threshold is compared with (B.5): kompakt adds an estimate of the messages after
         # the last reply to its usage, where pi compares the reply's usage alone; head-tail uses its estimate.
         if timeline.strategy == STRATEGY_HEAD_TAIL:
@@ -944,30 +959,29 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             [(GHOST_THRESHOLD, self._style("ghost")), (" what-if threshold  ", muted)] if moved else []
         )
         ghost_short = [(GHOST_THRESHOLD, self._style("ghost")), ("  ", muted)] if moved else []
-        markers = [
-            [
-                ("┃", self._style("threshold")),
-                (checks[0], muted),
-                ("▼", self._style("boundary")),
-                (" boundary (firstKeptEntryId)  ", muted),
-                ("◆", self._style("ghost")),
-                (" what-if  ", muted),
-                *ghost_threshold,
-                ("├┤", self._style("keep")),
-                (" keepRecentTokens", muted),
-            ],
-            [
-                ("┃", self._style("threshold")),
-                (checks[1], muted),
-                ("▼", self._style("boundary")),
-                (" boundary  ", muted),
-                ("◆", self._style("ghost")),
-                (" what-if  ", muted),
-                *ghost_short,
-                ("├┤", self._style("keep")),
-                (" keep", muted),
-            ],
+        long_markers = [
+            ("┃", self._style("threshold")),
+            (checks[0], muted),
+            ("▼", self._style("boundary")),
+            (" boundary (firstKeptEntryId)  ", muted),
+            ("◆", self._style("ghost")),
+            (" what-if  ", muted),
+            *ghost_threshold,
+            ("├┤", self._style("keep")),
+            (" keepRecentTokens", muted),
         ]
+        short_markers = [
+            ("┃", self._style("threshold")),
+            (checks[1], muted),
+            ("▼", self._style("boundary")),
+            (" boundary  ", muted),
+            ("◆", self._style("ghost")),
+            (" what-if  ", muted),
+            *ghost_short,
+            ("├┤", self._style("keep")),
+            (" keep", muted),
+        ]
+        markers = [long_markers, short_markers]
 
         what_if = timeline.what_if
         keep_text = f"{what_if.keep_recent_tokens:,}"
@@ -993,14 +1007,16 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                 cut += f" · split turn from {sanitize(what_if.plan.turn_start_id or '')}"
             cut_row = [("◆ ", ghost), (f"{cut} · {threshold_text}", muted)]
             prefix = (
-                f" + turn prefix {format_tokens(what_if.turn_prefix_tokens)}" if what_if.is_split_turn else ""
+                f" + turn prefix ≈{format_tokens(what_if.turn_prefix_tokens)}"
+                if what_if.is_split_turn
+                else ""
             )
             if what_if.head_tokens:
-                prefix += f" · copy head {format_tokens(what_if.head_tokens)}"
+                prefix += f" · copy head ≈{format_tokens(what_if.head_tokens)}"
             figures_row = [
                 (
-                    f"  summarise {format_tokens(what_if.summarise_tokens)}{prefix}"
-                    f" · keep {format_tokens(what_if.kept_tokens)} · after ≈{format_tokens(what_if.tokens_after)}",
+                    f"  summarise ≈{format_tokens(what_if.summarise_tokens)}{prefix}"
+                    f" · keep ≈{format_tokens(what_if.kept_tokens)} · after ≈{format_tokens(what_if.tokens_after)}",
                     muted,
                 )
             ]
@@ -1015,7 +1031,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
             [(f"{keys} · {enter_short} · b ▼", muted)],
         ]
         rows: list[tuple[Strip, tuple[str, Any] | None]] = [
-            (_text_strip(legend, width, base), None),
+            (_fitted(legends, width, base), None),
             (_fitted(markers, width, base), None),
             (_text_strip(settings_row, width, base), None),
             (_text_strip(cut_row, width, base), None),
@@ -1046,7 +1062,10 @@ protected head a head-tail compaction copied into its summary, and the bracket i
         if first:
             rows.append((_text_strip([(f"  … {first} newer", muted)], width, base), None))
         for compaction in newest_first[first : first + PAST_ROWS]:
-            after = ("" if compaction.tokens_after_recorded else "≈") + format_tokens(compaction.tokens_after)
+            after = ("" if compaction.tokens_after_measured else "≈") + format_tokens(compaction.tokens_after)
+            before = ("≈" if compaction.tokens_before_measured is False else "") + format_tokens(
+                compaction.tokens_before
+            )
             duration = f"  {compaction.duration_ms / 1000:.1f}s" if compaction.duration_ms is not None else ""
             chosen = compaction.entry_id == selected
             rows.append(
@@ -1056,7 +1075,7 @@ protected head a head-tail compaction copied into its summary, and the bracket i
                             ("▸ " if chosen else "  ", self._style("selected") if chosen else muted),
                             (f"{_short_time(compaction.timestamp)}  ", muted),
                             (sanitize(compaction.entry_id)[:12], self._style("boundary")),
-                            (f"  {format_tokens(compaction.tokens_before)} → {after}  ", title),
+                            (f"  {before} → {after}  ", title),
                             (
                                 f"{compaction.reason}{duration}  ▼ {sanitize(compaction.first_kept_entry_id)[:12]}",
                                 muted,

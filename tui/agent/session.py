@@ -66,6 +66,7 @@ from tui.agent.summary_model import AUTO as AUTO_REASONING
 from tui.agent.summary_model import provider_summarize_fn
 from tui.agent.tools import ApprovalCallback, Tool, ToolContext, default_tools
 from tui.agent.tools.bash import BashTool
+from tui.compaction.boundary import latest_compaction_index
 from tui.compaction.breakdown import ContextBreakdown, context_breakdown
 from tui.compaction.context_size import context_size, pruned_after
 from tui.compaction.engine import (
@@ -120,12 +121,15 @@ class AgentBusyError(RuntimeError):
 
 class ContextUsage(NamedTuple):
     """pi's ``getContextUsage``, with a figure right after a compaction too (pi's is None until a reply
-    reports usage): then ``estimated`` is true and the tokens are the chars/4 estimate of the context."""
+    reports usage): then ``estimated`` is true and the tokens are the chars/4 estimate of the context.
+    ``compaction_id`` names the latest compaction on the path (None: none), so a display can tell a
+    change of source within one context from a move to another branch."""
 
     tokens: int
     context_window: int
     percent: float
     estimated: bool = False
+    compaction_id: str | None = None
 
 
 def system_prompt(workspace: Path) -> str:
@@ -980,9 +984,12 @@ class AgentSession:
         window = self.context_window
         if window <= 0:
             return None
-        estimate = context_size(self.store.get_branch())
+        path = self.store.get_branch()
+        estimate = context_size(path)
         estimated = estimate.last_usage_index is None
-        return ContextUsage(estimate.tokens, window, estimate.tokens / window * 100, estimated)
+        latest = latest_compaction_index(path)
+        compaction_id = path[latest].get("id") if latest >= 0 else None
+        return ContextUsage(estimate.tokens, window, estimate.tokens / window * 100, estimated, compaction_id)
 
     @property
     def cost_total(self) -> float:

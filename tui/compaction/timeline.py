@@ -121,6 +121,10 @@ class PastCompaction:
     summary_tokens: int
     method: str | None = None  # oh-my-pi 18 records how it compacted …
     warning: str | None = None  # … and what went wrong, on the entry itself
+    # kompakt records whether tokensBefore was the provider's usage (None: not recorded, pi's entries).
+    tokens_before_measured: bool | None = None
+    # tokensAfter is an estimate (no reply has measured the new context yet) unless recorded measured.
+    tokens_after_measured: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,8 @@ class Timeline:
     what_if: WhatIf
     strategy: str = DEFAULT_STRATEGY
     head_tail: HeadTailConfig = field(default_factory=HeadTailConfig)
+    # No reply since the latest compaction reported usage: ``context_tokens`` is the chars/4 estimate.
+    context_estimated: bool = False
 
     @property
     def pruned(self) -> tuple[Segment, ...]:
@@ -381,6 +387,7 @@ def build_timeline(
         ),
         strategy=strategy,
         head_tail=head_tail,
+        context_estimated=context.last_usage_index is None,
     )
 
 
@@ -453,6 +460,7 @@ def _past_compactions(
         if recorded_after is None:
             recorded_after = _as_int(entry.get("tokensAfter"))  # oh-my-pi 18 stores it on the entry
         reason = record.get("reason")
+        measured = record.get("tokensBeforeMeasured")
         out.append(
             PastCompaction(
                 entry_id=entry.get("id", ""),
@@ -467,6 +475,8 @@ def _past_compactions(
                 summary_tokens=estimates[i],
                 method=_as_text(entry.get("method")),
                 warning=_as_text(entry.get("warning")),
+                tokens_before_measured=measured if isinstance(measured, bool) else None,
+                tokens_after_measured=record.get("tokensAfterMeasured") is True,
             )
         )
     return out

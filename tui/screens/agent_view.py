@@ -191,8 +191,13 @@ class AgentEventView:
         self.timeline.set_idle()
         self.status.message = ""
         if event.outcome == "result":
-            before = f"{(event.tokens_before or 0) / 1000:.1f}k"
-            after = f"{(event.tokens_after or 0) / 1000:.1f}k"
+            # tokensAfter is always an estimate (nothing has measured the new context yet); tokensBefore
+            # is the provider's usage when a reply on the path reported one.
+            details = event.result.entry.get("details") if event.result else None
+            record = details.get("kompakt") if isinstance(details, dict) else None
+            measured = not isinstance(record, dict) or record.get("tokensBeforeMeasured") is not False
+            before = ("" if measured else "≈") + f"{(event.tokens_before or 0) / 1000:.1f}k"
+            after = f"≈{(event.tokens_after or 0) / 1000:.1f}k"
             seconds = event.duration_ms / 1000
             self.host.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
         elif event.outcome == "skip":

@@ -272,8 +272,10 @@ class MainScreen(Screen[None]):
         usage = self.agent.context_usage()
         self.status.model = self.agent.model
         self.status.offline = self.agent.is_offline
-        self.status.context_tokens = usage.tokens if usage else None
-        self.status.context_window = usage.context_window if usage else 0
+        if usage is None:
+            self.status.show_context(None, 0, False)
+        else:
+            self.status.show_context(usage.tokens, usage.context_window, usage.estimated, usage.compaction_id)
         self.status.cost = self.agent.cost_total
         self.status.session_settings = bool(self.agent.session_overrides)
         self.status.max_iterations = self.app.settings.agent.max_iterations
