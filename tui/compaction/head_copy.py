@@ -91,10 +91,10 @@ def head_copy(messages: Sequence[Message]) -> str:
             if kind == "toolCall":
                 arguments = json_compact(value.get("arguments") or {})
                 text = f"tool call {value.get('name') or '?'}, call {value.get('id') or '?'}, arguments:\n{arguments}"
+            elif not value:
+                continue  # an empty text or thinking part
             else:
                 text = value if kind == "text" else f"(thinking)\n{value}"
-            if not text:
-                continue
             copied, used = _cut(text, room)
             room = max(0, room - used)
             lines.append(copied)
