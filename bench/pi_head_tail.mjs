@@ -1,7 +1,8 @@
 // Oracle for tests/test_head_copy.py: opens session files with pi 0.73.1's own SessionManager and prints,
 // for each, the context pi would send (after convertToLlm: role, the text of every text part, tool calls
 // with their ids and arguments, image parts) and, for every compaction entry, its stored tokensBefore next
-// to the figure pi's prepareCompaction computes for the path it was appended to. Needs KOMPAKT_PI_DIR.
+// to the figure pi's prepareCompaction computes for the path it was appended to, and pi's estimate of the
+// context right after it. Needs KOMPAKT_PI_DIR.
 import fs from "node:fs";
 const base = process.env.KOMPAKT_PI_DIR + "/node_modules/@mariozechner/pi-coding-agent/dist/";
 const { SessionManager } = await import(base + "index.js");
@@ -30,7 +31,9 @@ for (const file of JSON.parse(fs.readFileSync(process.argv[2], "utf8"))) {
     .map((e) => {
       const path = [];
       for (let p = byId.get(e.parentId); p; p = p.parentId ? byId.get(p.parentId) : undefined) path.unshift(p);
-      return { id: e.id, stored: e.tokensBefore, pi: estimateContextTokens(buildSessionContext(path).messages).tokens };
+      const before = estimateContextTokens(buildSessionContext(path).messages).tokens;
+      const after = estimateContextTokens(buildSessionContext([...path, e]).messages).tokens;
+      return { id: e.id, stored: e.tokensBefore, pi: before, after };
     });
   results.push({ leafId: manager.getLeafId(), messages, compactions });
 }

@@ -197,6 +197,12 @@ async def test_pi_opens_the_file_and_builds_the_same_context_with_the_whole_head
     # tokensBefore is pi's own figure for both compactions; kompakt's head-tail estimate is in details.
     for entry, pi in zip((result.entry, second.entry), both_pi["compactions"], strict=True):
         assert pi["id"] == entry["id"] and pi["stored"] == pi["pi"] == entry["tokensBefore"]
+        # After, in the same measure as before (pi's); Hermes's estimate of it beside.
+        assert entry["details"]["kompakt"]["tokensAfter"] == pi["after"]
+    assert (
+        second.entry["details"]["kompakt"]["estimatedTokensAfter"]
+        == ht.context_size(SessionStore.open(store.path, read_only=True).get_branch())[1]
+    )
     path = reopened.get_branch()
     before = path[: path.index(result.entry)]
     assert result.entry["details"]["kompakt"]["estimatedTokensBefore"] == ht.context_size(before)[1]

@@ -402,20 +402,23 @@ async def draft_compaction(
         "firstKeptEntryId": first_kept,
         "tokensBefore": tokens_before,
     }
+    # tokensAfter is pi's measure of the new context for both strategies, like tokensBefore.
+    tokens_after = _context_tokens([*planned_path, pending])
     if head_tail:
         # Hermes's rule with Hermes's estimate: fewer messages, or more than 5 % fewer tokens.
         count_before, estimate_before = context_size(path)
-        count_after, tokens_after = context_size([*planned_path, pending])
-        no_progress = not made_progress(count_before, count_after, estimate_before, tokens_after)
+        count_after, estimate_after = context_size([*planned_path, pending])
+        no_progress = not made_progress(count_before, count_after, estimate_before, estimate_after)
+        strategy_details["estimatedTokensAfter"] = estimate_after
     else:
         estimate_before = _context_tokens(path)
-        tokens_after = _context_tokens([*planned_path, pending])
+        estimate_after = tokens_after
         no_progress = not saved_enough(estimate_before, tokens_after)  # more than 5 % (Hermes §4.1)
     message = None
     if no_progress:
         message = (
             f"Compaction made no real progress: the context went from about {estimate_before} to "
-            f"{tokens_after} tokens. It will not be retried automatically."
+            f"{estimate_after} tokens. It will not be retried automatically."
         )
     duration_ms = int((time.monotonic() - started) * 1000)
     details["kompakt"] = {

@@ -17,8 +17,9 @@ tail for pi as well without copying the tail: a separate message or re-appended 
 would land after the tail. When the latest user message must fall on the summarised side (Hermes's
 "causal coupling", or after the head decays), it is pinned in the same block, so it is always kept.
 ``details.kompakt`` records ``strategy``, ``headEntryIds``, ``pinnedEntryIds``, ``middleEntryIds``,
-``tailStartId``, ``protectedRanges``, ``headChars`` (the block's length) and ``estimatedTokensBefore``
-(Hermes's estimate; ``tokensBefore`` is pi 0.73.1's figure, as for keep-recent); the next compaction strips
+``tailStartId``, ``protectedRanges``, ``headChars`` (the block's length), ``estimatedTokensBefore`` and
+(from the engine) ``estimatedTokensAfter``: Hermes's estimates, while ``tokensBefore`` and ``tokensAfter``
+are pi 0.73.1's measure, as for keep-recent; the next compaction strips
 the block from the previous summary and summarises those messages with the rest of the middle.
 The effective window is the context window minus ``reserveTokens`` (Hermes's output reservation).
 """
