@@ -105,3 +105,33 @@ def test_plan_judges_the_threshold_by_the_strategy_in_force(
     assert "9,250 / 8,000 tokens (head-tail estimate" in table
     assert "5,950 (head-tail's trigger" in table and ": crossed" in table
     assert "3 messages" in table and "reproduced in the summary" in table
+
+
+def test_plan_after_a_head_tail_compaction_is_the_second_one_compact_writes(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The second compaction: the head has decayed, the previous notes are merged, the earlier head and
+    # middle are summarised again from the previous firstKeptEntryId on (pi #2608).
+    path = write_session(isolated / "s.jsonl", turns=10)
+    flags = ["--strategy", "head-tail", "--context-window", "8000", "--reserve-tokens", "1000"]
+    first = _json(capsys, "compact", str(path), *flags)
+    assert first["compacted"] is True
+    extra = write_session(isolated / "more.jsonl", turns=8)
+    with SessionStore.open(extra, read_only=True) as more, SessionStore.open(path) as store:
+        for entry in more.entries:
+            store.append_message(entry["message"])
+    plan = _json(capsys, "plan", str(path), *flags)
+    assert plan["previousCompactionId"] == first["entryId"] and plan["headEntryIds"] == []
+    assert plan["previousSummary"]
+    compacted = _json(capsys, "compact", str(path), *flags)
+    with SessionStore.open(path, read_only=True) as store:
+        entry = store.get(compacted["entryId"])
+    stored = entry["details"]["kompakt"]
+    assert (stored["headEntryIds"], stored["pinnedEntryIds"]) == (
+        plan["headEntryIds"],
+        plan["pinnedEntryIds"],
+    )
+    assert stored["middleEntryIds"] == plan["summarizeEntryIds"]
+    assert entry["firstKeptEntryId"] == plan["firstKeptEntryId"]
+    assert entry["tokensBefore"] == plan["tokensBefore"]
+    assert stored["estimatedTokensBefore"] == plan["estimatedTokens"]
