@@ -2,7 +2,9 @@
 
 Opens the bench session (generated on first use), takes its active path and times
 ``build_timeline`` over it, then a what-if re-plan (``Timeline.with_what_if``) as a ``+`` key press
-runs it. Prints medians and the path's shape; no timed asserts anywhere.
+runs it, then what the expanded panel adds (the chart's samples, the context breakdown) and the
+segment look-up a mouse move does, each as a ratio to ``build_timeline``. Prints medians and the
+path's shape; no timed asserts anywhere.
 """
 
 from __future__ import annotations
@@ -48,6 +50,21 @@ def main() -> None:
     )
     print(f"build_timeline: {build_ms:.1f} ms median of {RUNS} (target < 50 ms)")
     print(f"what-if re-plan: {what_if_ms:.1f} ms median of {RUNS}")
+    # The expanded panel's extras (once per path change) and a pointer look-up (per mouse move),
+    # against build_timeline measured above.
+    from tui.compaction.breakdown import context_breakdown
+    from tui.export.chart import context_series
+    from widgets.timeline_layout import BarLayout
+
+    series_ms = _median_ms(lambda: context_series(path))
+    breakdown_ms = _median_ms(lambda: context_breakdown(path, context_window=WINDOW, reserve_tokens=RESERVE))
+    layout = BarLayout(timeline, 158)
+    lookup_ms = _median_ms(lambda: [layout.segment_at(c) for c in range(158)]) / 158
+    print(f"chart samples: {series_ms:.1f} ms ({series_ms / build_ms:.2f}× build_timeline)")
+    print(f"context breakdown: {breakdown_ms:.1f} ms ({breakdown_ms / build_ms:.2f}× build_timeline)")
+    print(
+        f"segment under the mouse: {lookup_ms * 1000:.1f} µs per cell ({lookup_ms / build_ms:.5f}× build_timeline)"
+    )
 
 
 if __name__ == "__main__":

@@ -15,3 +15,8 @@ from tests.snap_apps.timeline_app import TimelineApp
 @pytest.mark.parametrize("expanded", [False, True], ids=["strip", "panel"])
 def test_timeline_snapshot(snap_compare, size: tuple[int, int], expanded: bool) -> None:
     assert snap_compare(TimelineApp(expanded=expanded), terminal_size=size)
+
+
+def test_timeline_pointed_snapshot(snap_compare) -> None:
+    """A selected segment (drawn inverted, described under the figures) and a selected past compaction."""
+    assert snap_compare(TimelineApp(expanded=True, pointed=True), terminal_size=(120, 40))

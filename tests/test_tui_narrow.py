@@ -145,9 +145,11 @@ async def test_panel_rows_that_do_not_fit_end_with_an_ellipsis() -> None:
         assert "· ⏎ compact · b ▼" in "\n".join(text)  # the short key hints at 80 columns
         await pilot.resize_terminal(50, 30)
         await pilot.pause()
-        for row in rows(widget)[3:]:
+        for y, row in enumerate(rows(widget)):
             assert len(row) == 48
-            assert row.endswith((" ", "…")), row
+            target = widget._row_targets[y]
+            if y >= 3 and not (target and target[0] == "chart"):  # the chart's rows are no text
+                assert row.endswith((" ", "…")), row
 
 
 class PaneHost(App[None]):

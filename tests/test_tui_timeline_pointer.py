@@ -295,3 +295,95 @@ async def test_a_summarised_segment_selects_the_tree_row_and_says_it_is_not_in_t
         view = screen.tree_pane.view
         await wait_until(pilot, lambda: view.selected_id == names["first"], "the tree row")
         await wait_until(pilot, lambda: "not in the chat" in screen.status.message, "the status line")
+
+
+# --- the context chart and the breakdown in the panel ------------------------------------------------
+
+
+def test_the_chart_gives_each_sample_its_cells_and_marks_the_threshold():
+    from tui.export.chart import Sample
+    from widgets.timeline_chart import FILL_COMPACTION, FILL_OVER, FILL_THRESHOLD, ContextChart
+
+    samples = [
+        Sample("reply", "a", 8_000, True),
+        Sample("reply", "b", 60_000, True),  # above the threshold
+        Sample("compaction", "c", 60_000, False, 9_000),
+        Sample("reply", "d", 10_000, False),
+    ]
+    chart = ContextChart(samples, width=20, rows=2, context_window=64_000, threshold=56_000)
+    assert [chart.sample_at(c) for c in range(13)] == [0] * 3 + [1] * 3 + [2] * 3 + [3] * 3 + [None]
+    top, bottom = chart.row(0), chart.row(1)
+    # 8k of 64k on 16 eighths: 2 eighths, in the bottom row; 60k: 15 eighths, full bottom and 7/8 above.
+    assert bottom[0][0] == "▂" and top[0] == ("┈", FILL_THRESHOLD)
+    assert bottom[3] == ("█", FILL_OVER) and top[3] == ("▇", FILL_OVER)
+    assert top[6][1] == FILL_COMPACTION
+    assert top[15] == ("┈", FILL_THRESHOLD)  # the threshold line runs on past the samples
+    # More samples than cells: each cell shows the largest of its share, a compaction first.
+    many = [Sample("reply", str(i), 1_000 * (i % 7), True) for i in range(100)]
+    many[41] = Sample("compaction", "x", 3_000, False, 500)
+    narrow = ContextChart(many, width=10, rows=1, context_window=64_000, threshold=56_000)
+    assert narrow.sample_at(4) == 41 and narrow.sample_at(0) in range(10)
+    assert narrow.samples[narrow.sample_at(0)].tokens == 6_000
+
+
+def test_the_panel_shrinks_section_by_section_to_its_budget():
+    from widgets.timeline import _fit
+
+    row = lambda: (None, None)  # noqa: E731
+    sections = {
+        "legend": [[row()], []],
+        "markers": [[row()], []],
+        "breakdown": [[row(), row()], [row()], []],
+        "chart": [[row()] * 4, [row()] * 3, [row()] * 2, []],
+        "past": [[row()] * 5, [row()] * 3, [row()] * 2],
+    }
+    assert len(_fit(sections, 100)) == 13
+    assert len(_fit(sections, 12)) == 12  # the chart loses a row first
+    assert len(_fit(sections, 9)) <= 9
+    assert len(_fit(sections, 0)) == 2  # the smallest forms: what cannot go stays
+
+
+async def test_clicking_and_hovering_the_chart_point_at_replies():
+    app = Host(expanded=True)
+    async with app.run_test(size=(100, 40), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(pilot, lambda: any(t and t[0] == "chart" for t in widget._row_targets), "the chart")
+        y = next(i for i, t in enumerate(widget._row_targets) if t and t[0] == "chart")
+        chart = widget._row_targets[y][1]
+        column = next(
+            c
+            for c in range(chart.width)
+            if chart.sample_at(c) is not None
+            and chart.samples[chart.sample_at(c)].kind == "reply"
+            and chart.samples[chart.sample_at(c)].measured
+        )
+        sample = chart.samples[chart.sample_at(column)]
+        await hover(pilot, (PAD + column, y))
+        await wait_until(pilot, lambda: sample.entry_id in tooltip_text(app), "the point's tooltip")
+        assert "(measured)" in tooltip_text(app) and "context" in tooltip_text(app)
+        await pilot.click(CompactionTimeline, offset=(PAD + column, y))
+        await wait_until(pilot, lambda: pointed(app) == [sample.entry_id], "the reply pointed at")
+        assert widget.selected_entry_id == sample.entry_id  # the bar marks the same entry
+
+
+async def test_the_expanded_timeline_shows_the_context_breakdown_of_the_agent(tmp_path, monkeypatch):
+    path, _names = compacted_session(tmp_path, later=True)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f4")
+        timeline = screen.timeline
+        await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "the panel")
+        expected = screen.agent.context_breakdown()
+        from widgets.timeline_pointer import format_tokens
+
+        def text() -> str:
+            return "\n".join(timeline.render_line(y).text for y in range(timeline.size.height))
+
+        await wait_until(pilot, lambda: "Context by category" in text(), "the breakdown")
+        shown = text()
+        assert f"{format_tokens(expected.total)})" in shown
+        for category in expected.rows():
+            if category.tokens:
+                assert f"{category.name}" in shown, category
+        assert "Context over" in shown  # and the chart under it

@@ -42,6 +42,14 @@ from tui.compaction.timeline_names import (
 from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
 from widgets.read_only import session_read_only
+from widgets.timeline_chart import (
+    FILL_COMPACTION,
+    FILL_ESTIMATED,
+    FILL_MEASURED,
+    FILL_OVER,
+    FILL_THRESHOLD,
+    ContextChart,
+)
 from widgets.timeline_layout import (
     FILL_FREE,
     FILL_OVERHEAD,
@@ -50,11 +58,16 @@ from widgets.timeline_layout import (
     LEFT_EIGHTHS,
     BarLayout,
 )
-from widgets.timeline_pointer import compaction_text, format_tokens, segment_text
+from widgets.timeline_pointer import compaction_text, format_tokens, sample_text, segment_text
 
 if TYPE_CHECKING:
+    from tui.compaction.breakdown import ContextBreakdown
     from tui.compaction.head_tail import HeadTailConfig
     from tui.compaction.timeline import Timeline
+    from tui.export.chart import Sample
+
+# A drawn row and what it points at for the mouse: ("bar", None), ("past", id), ("chart", chart) or None.
+Row = tuple[Strip, tuple[str, Any] | None]
 
 KEEP_STEP = 1_000
 KEEP_BIG_STEP = 5_000
@@ -63,6 +76,25 @@ RESERVE_BIG_STEP = 5_000
 # Above this many entries after the latest compaction the what-if is planned in a thread.
 WORKER_ENTRIES = 3_000
 PAST_ROWS = 8
+# The panel leaves the chat and the prompt this many rows of the screen; past that it drops detail.
+SCREEN_ROWS_KEPT = 10
+MIN_PANEL_ROWS = 6
+# The panel's sections, least needed first: each step of _fit takes one of them to its next smaller form.
+SHRINK_ORDER = (
+    "chart",
+    "markers",
+    "figures",
+    "breakdown",
+    "past",
+    "chart",
+    "chart",
+    "legend",
+    "breakdown",
+    "past",
+    "cut",
+    "settings",
+    "keys",
+)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 # The threshold a what-if reserveTokens would give, beside the saved one (┃).
 GHOST_THRESHOLD = "╏"
@@ -149,6 +181,37 @@ def _fitted(variants: Sequence[Sequence[tuple[str, Style]]], width: int, base: S
     return _text_strip(variants[-1], width, base)
 
 
+def _fit(sections: dict[str, list[list[Row]]], budget: int) -> list[Row]:
+    """The sections' rows in order, each in the fullest form that lets the whole fit in ``budget`` rows.
+
+    ``sections`` maps a name to its forms, fullest first (the last may be empty); :data:`SHRINK_ORDER`
+    says which section shrinks next while the panel is too tall.
+    """
+    chosen = dict.fromkeys(sections, 0)
+    steps = iter(SHRINK_ORDER)
+    while sum(len(forms[chosen[name]]) for name, forms in sections.items()) > budget:
+        name = next(steps, None)
+        if name is None:
+            break
+        if name in sections and chosen[name] + 1 < len(sections[name]):
+            chosen[name] += 1
+    return [row for name, forms in sections.items() for row in forms[chosen[name]]]
+
+
+def _wrap(items: Sequence[Sequence[tuple[str, Style]]], width: int, base: Style) -> list[Strip]:
+    """Items (each a few styled parts) laid out left to right over as many rows as they need."""
+    rows: list[list[tuple[str, Style]]] = [[]]
+    used = 0
+    for item in items:
+        length = sum(cell_len(text) for text, _style in item)
+        if used and used + length > width:
+            rows.append([])
+            used = 0
+        rows[-1].extend(item)
+        used += length
+    return [_text_strip(parts, width, base) for parts in rows if parts]
+
+
 class CompactionTimeline(Widget, can_focus=True):
     """The active path's token budget, the compaction boundary and a live what-if."""
 
@@ -228,6 +291,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         "timeline--title",
         "timeline--busy",
         "timeline--selected",
+        "timeline--chart",
     }
 
     DEFAULT_CSS = """
@@ -256,6 +320,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         & > .timeline--title { text-style: bold; }
         & > .timeline--busy { color: $warning; text-style: bold; }
         & > .timeline--selected { color: $background; background: $foreground; text-style: bold; }
+        & > .timeline--chart { color: $primary-lighten-1; }
     }
     """
 
@@ -350,8 +415,13 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         self._layout: BarLayout | None = None
         self._segment_indices: tuple[tuple[Any, ...], dict[str, int]] | None = None
         self._entries: dict[str, Entry] | None = None
-        # Set by the screen: the label of an entry (the tree's labels are not on the path).
+        # Set by the screen: the label of an entry (the tree's labels are not on the path), and the
+        # context by category (it needs the system prompt and the tools, which only the agent knows).
         self.label_of: Callable[[str], str | None] | None = None
+        self.breakdown_source: Callable[[], ContextBreakdown | None] | None = None
+        self._breakdown: tuple[ContextBreakdown | None] | None = None  # computed once per path
+        self._samples: list[Sample] | None = None
+        self._budget = 0  # rows the whole widget may take, from the screen's height
 
     # --- public API -------------------------------------------------------------------------
 
@@ -391,6 +461,8 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             self._head_tail = head_tail
         self._path = path_entries
         self._entries = None
+        self._samples = None
+        self._breakdown = None
         self._streaming_tokens = 0
         self._what_if_generation += 1
         from tui.compaction.timeline import build_timeline  # loaded with the first session, not at start
@@ -642,6 +714,9 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             return ("area", area) if area else None
         if kind == "past":
             return target
+        if kind == "chart":
+            index = target[1].sample_at(offset.x)
+            return ("sample", (target[1], index)) if index is not None else None
         return None
 
     def _area_text(self, column: int) -> str | None:
@@ -667,6 +742,12 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         kind, value = target
         if kind == "segment":
             self.select_segment(value)
+        elif kind == "sample":
+            chart, index = value
+            entry_id = chart.samples[index].entry_id
+            self._selected = entry_id if self._segment_index(entry_id) is not None else None
+            self._redraw()
+            self.post_message(self.EntryPointed(entry_id))
         elif kind == "past":
             if value == self.selected_compaction_id:
                 self.post_message(self.InspectRequested(value))  # a second click opens it
@@ -680,6 +761,9 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             kind, value = target
             if kind == "segment":
                 text = self.describe_segment(value)
+            elif kind == "sample":
+                chart, index = value
+                text = sample_text(chart.samples[index], chart.turn_of(index))
             elif kind == "past":
                 past = {c.entry_id: c for c in self._timeline.compactions} if self._timeline else {}
                 text = compaction_text(past[value]) if value in past else None
@@ -712,6 +796,10 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         self.refresh(layout=True)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        budget = max(MIN_PANEL_ROWS + 3, viewport.height - SCREEN_ROWS_KEPT)
+        if budget != self._budget:
+            self._budget = budget
+            self._lines = None
         return len(self._rows(width))
 
     def render_line(self, y: int) -> Strip:
@@ -746,7 +834,10 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         if selected is not None:
             rows.append((self._pointer_row(selected, width, base), None))
         if self.expanded:
-            rows.extend(self._panel_rows(timeline, width, base))
+            budget = (self._budget or max(MIN_PANEL_ROWS + 3, self.app.size.height - SCREEN_ROWS_KEPT)) - len(
+                rows
+            )
+            rows.extend(self._panel_rows(timeline, width, base, max(MIN_PANEL_ROWS, budget)))
         self._row_targets = [target for _strip, target in rows]
         return [strip for strip, _target in rows]
 
@@ -913,9 +1004,8 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             short += f" +head {format_tokens(what_if.head_tokens)}"
         return long, medium, short
 
-    def _panel_rows(
-        self, timeline: Timeline, width: int, base: Style
-    ) -> list[tuple[Strip, tuple[str, Any] | None]]:
+    def _panel_rows(self, timeline: Timeline, width: int, base: Style, budget: int) -> list[Row]:
+        """The panel below the strip, cut to ``budget`` rows (section by section, see :func:`_fit`)."""
         muted = self._style("muted")
         title = self._style("title")
         regions = timeline.region_tokens
@@ -1030,38 +1120,142 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             [(f"{keys} · {enter_long} · b go to ▼", muted)],
             [(f"{keys} · {enter_short} · b ▼", muted)],
         ]
-        rows: list[tuple[Strip, tuple[str, Any] | None]] = [
-            (_fitted(legends, width, base), None),
-            (_fitted(markers, width, base), None),
-            (_text_strip(settings_row, width, base), None),
-            (_text_strip(cut_row, width, base), None),
-            (_text_strip(figures_row, width, base), None),
-            (_fitted(keys_rows, width, base), None),
-        ]
-        rows.extend(self._past_rows(timeline, width, base))
-        return rows
+        one: Callable[[Strip], list[Row]] = lambda strip: [(strip, None)]  # noqa: E731
+        breakdown = self._breakdown_rows(width, base)
+        breakdown_line = self._breakdown_line(width, base)
+        chart = [self._chart_rows(timeline, width, base, height) for height in (3, 2, 1)]
+        past = [self._past_rows(timeline, width, base, limit) for limit in (PAST_ROWS, 2, 1)]
+        sections: dict[str, list[list[Row]]] = {
+            "legend": [one(_fitted(legends, width, base)), []],
+            "markers": [one(_fitted(markers, width, base)), []],
+            "settings": [one(_text_strip(settings_row, width, base)), []],
+            "cut": [one(_text_strip(cut_row, width, base)), []],
+            "figures": [one(_text_strip(figures_row, width, base)), []],
+            "keys": [one(_fitted(keys_rows, width, base)), []],
+            "breakdown": [breakdown, breakdown_line, []] if breakdown else [[]],
+            "chart": [*chart, []] if chart[0] else [[]],
+            "past": past,
+        }
+        return _fit(sections, budget)
 
-    def _past_rows(
-        self, timeline: Timeline, width: int, base: Style
-    ) -> list[tuple[Strip, tuple[str, Any] | None]]:
-        """The past compactions, newest first: at most :data:`PAST_ROWS`, scrolled to the selected one."""
-        muted, title = self._style("muted"), self._style("title")
-        newest_first = list(reversed(timeline.compactions))
-        rows: list[tuple[Strip, tuple[str, Any] | None]] = [
+    def context_samples(self) -> list[Sample]:
+        """Each reply's context size and each compaction on the path (the chart's points), once per path."""
+        if self._samples is None:
+            from tui.export.chart import context_series
+
+            self._samples = context_series(self._path)
+        return self._samples
+
+    def context_breakdown(self) -> ContextBreakdown | None:
+        """The context by category from :attr:`breakdown_source`, once per path (None without a source)."""
+        if self._breakdown is None:
+            self._breakdown = (self.breakdown_source() if self.breakdown_source is not None else None,)
+        return self._breakdown[0]
+
+    def _chart_rows(self, timeline: Timeline, width: int, base: Style, height: int) -> list[Row]:
+        """A title and ``height`` rows of the context size over the turns (:class:`ContextChart`)."""
+        samples = self.context_samples()
+        if not samples:
+            return []
+        chart = ContextChart(samples, width, height, timeline.context_window, timeline.threshold)
+        muted = self._style("muted")
+        colours = {
+            FILL_MEASURED: self._style("chart"),
+            FILL_ESTIMATED: Style(color=muted.color),
+            FILL_COMPACTION: Style(color=self._style("summary").bgcolor),
+            FILL_OVER: self._style("threshold"),
+            FILL_THRESHOLD: self._style("threshold"),
+        }
+        replies = sum(1 for sample in samples if sample.kind == "reply")
+        peak = max(sample.tokens for sample in samples)
+        limit = format_tokens(timeline.threshold)
+        title = self._style("title")
+        heading = f"Context over {replies} replies"
+        key = [
+            ("  █", colours[FILL_MEASURED]),
+            (" measured ", muted),
+            ("█", colours[FILL_ESTIMATED]),
+            (" estimated ", muted),
+            ("█", colours[FILL_COMPACTION]),
+            (" compaction ", muted),
+            ("┈", colours[FILL_THRESHOLD]),
+            (f" threshold {limit} · peak {format_tokens(peak)} of {format_tokens(chart.top)}", muted),
+        ]
+        rows: list[Row] = [
             (
-                _text_strip([(f"Past compactions ({len(newest_first)}), newest first", title)], width, base),
+                _fitted(
+                    [[(heading, title), *key], [(heading, title), (f" · peak {format_tokens(peak)}", muted)]],
+                    width,
+                    base,
+                ),
                 None,
             )
         ]
+        for y in range(height):
+            cells = chart.row(y)
+            strip = Strip([RichSegment(char, colours.get(fill, base)) for char, fill in cells], width)
+            rows.append((strip.simplify().crop_extend(0, width, base), ("chart", chart)))
+        return rows
+
+    def _breakdown_rows(self, width: int, base: Style) -> list[Row]:
+        """The context by category (``kompakt context --breakdown``), as many rows as it needs."""
+        breakdown = self.context_breakdown()
+        if breakdown is None:
+            return []
+        muted, title = self._style("muted"), self._style("title")
+        how = "usage + estimate" if breakdown.measured else "estimate"
+        items: list[list[tuple[str, Style]]] = [
+            [("Context by category ", title), (f"({how}, {format_tokens(breakdown.total)}): ", muted)]
+        ]
+        for category in breakdown.rows():
+            note = "" if category.counted or category.name in ("free space", "reserve") else " (not counted)"
+            items.append(
+                [(f"{category.name}{note} ", muted), (format_tokens(category.tokens), title), ("  ", muted)]
+            )
+        return [(strip, None) for strip in _wrap(items, width, base)]
+
+    def _breakdown_line(self, width: int, base: Style) -> list[Row]:
+        """The breakdown on one row: the largest categories first, as many as fit, then free space."""
+        breakdown = self.context_breakdown()
+        if breakdown is None:
+            return []
+        muted, title = self._style("muted"), self._style("title")
+        largest = sorted(
+            (c for c in breakdown.categories if c.counted and c.tokens > 0), key=lambda c: -c.tokens
+        )
+        tail = [(" · free ", muted), (format_tokens(breakdown.free_tokens), title)]
+        head = [("Context ", title)]
+        variants = []
+        for count in range(len(largest), -1, -1):
+            parts = list(head)
+            for i, category in enumerate(largest[:count]):
+                parts += [
+                    (" · " if i else "", muted),
+                    (f"{category.name} ", muted),
+                    (format_tokens(category.tokens), title),
+                ]
+            if count < len(largest):
+                parts.append((f" · +{len(largest) - count} more", muted))
+            variants.append(parts + tail)
+        return [(_fitted(variants, width, base), None)]
+
+    def _past_rows(self, timeline: Timeline, width: int, base: Style, limit: int = PAST_ROWS) -> list[Row]:
+        """The past compactions, newest first: at most ``limit``, scrolled to the selected one (the title
+        says how many are out of view, so the rows never exceed ``limit`` + 1)."""
+        muted, title = self._style("muted"), self._style("title")
+        newest_first = list(reversed(timeline.compactions))
+        selected = self.selected_compaction_id
+        at = next((i for i, c in enumerate(newest_first) if c.entry_id == selected), 0)
+        first = max(0, at - limit + 1)
+        older = max(0, len(newest_first) - first - limit)
+        hidden = [f"{first} newer" if first else "", f"{older} older" if older else ""]
+        more = f" · {' · '.join(h for h in hidden if h)} not shown" if any(hidden) else ""
+        heading = f"Past compactions ({len(newest_first)}), newest first"
+        rows: list[Row] = [(_text_strip([(heading, title), (more, muted)], width, base), None)]
         if not newest_first:
             rows.append((_text_strip([("  none on this path", muted)], width, base), None))
             return rows
-        selected = self.selected_compaction_id
-        at = next((i for i, c in enumerate(newest_first) if c.entry_id == selected), 0)
-        first = max(0, at - PAST_ROWS + 1)
-        if first:
-            rows.append((_text_strip([(f"  … {first} newer", muted)], width, base), None))
-        for compaction in newest_first[first : first + PAST_ROWS]:
+        for compaction in newest_first[first : first + limit]:
             after = ("" if compaction.tokens_after_measured else "≈") + format_tokens(compaction.tokens_after)
             before = ("≈" if compaction.tokens_before_measured is False else "") + format_tokens(
                 compaction.tokens_before
@@ -1092,7 +1286,4 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
                     ("past", compaction.entry_id),
                 )
             )
-        older = len(newest_first) - first - PAST_ROWS
-        if older > 0:
-            rows.append((_text_strip([(f"  … {older} older", muted)], width, base), None))
         return rows

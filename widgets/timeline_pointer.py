@@ -105,8 +105,11 @@ def sample_text(sample: Sample, turn: int) -> str:
 
 def compaction_text(compaction: PastCompaction) -> str:
     """A past compaction's row as a tooltip."""
-    after = ("" if compaction.tokens_after_recorded else "≈") + format_tokens(compaction.tokens_after)
+    after = ("" if compaction.tokens_after_measured else "≈") + format_tokens(compaction.tokens_after)
+    before = ("≈" if compaction.tokens_before_measured is False else "") + format_tokens(
+        compaction.tokens_before
+    )
     return (
-        f"compaction {sanitize(compaction.entry_id)[:12]} · {format_tokens(compaction.tokens_before)} → "
+        f"compaction {sanitize(compaction.entry_id)[:12]} · {before} → "
         f"{after} tokens · {sanitize(compaction.reason)} · enter or click again: inspect it"
     )

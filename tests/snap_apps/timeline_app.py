@@ -1,7 +1,7 @@
 """Snapshot host for the compaction timeline: a fixed compacted session, no clocks, no spinner.
 
-Run as a file by pytest-textual-snapshot; ``TIMELINE_EXPANDED=1`` in the app's constructor args
-opens the full panel. The what-if is nudged to a keep of 9k so the ghost boundary differs from
+Run as a file by pytest-textual-snapshot; ``expanded`` opens the full panel (with the context by
+category and the chart), ``pointed`` selects a segment and the past compaction. The what-if is nudged to a keep of 9k so the ghost boundary differs from
 the current settings.
 """
 
@@ -26,10 +26,16 @@ class TimelineApp(App[None]):
     #prompt { height: 3; border: round $primary; }
     """
 
-    def __init__(self, expanded: bool = False, what_if: tuple[int, int] | None = (9_000, RESERVE)) -> None:
+    def __init__(
+        self,
+        expanded: bool = False,
+        what_if: tuple[int, int] | None = (9_000, RESERVE),
+        pointed: bool = False,
+    ) -> None:
         super().__init__()
         self.expanded = expanded
         self.what_if = what_if
+        self.pointed = pointed
 
     def compose(self) -> ComposeResult:
         yield Static("chat", id="chat")
@@ -37,11 +43,23 @@ class TimelineApp(App[None]):
         yield Static("prompt", id="prompt")
 
     def on_mount(self) -> None:
+        from tui.compaction.breakdown import context_breakdown
+
+        path = compacted_path(usage=True)
         timeline = self.query_one(CompactionTimeline)
-        timeline.update_timeline(compacted_path(usage=True), WINDOW, RESERVE, KEEP)
+        timeline.breakdown_source = lambda: context_breakdown(
+            path, context_window=WINDOW, reserve_tokens=RESERVE
+        )
+        timeline.update_timeline(path, WINDOW, RESERVE, KEEP)
         if self.what_if is not None:
             timeline.set_what_if(*self.what_if)
         timeline.expanded = self.expanded
+        if self.pointed:  # a kept tool result on the bar, and the past compaction in the panel
+            segments = timeline.timeline.segments
+            timeline.select_segment(
+                next(i for i, s in enumerate(segments) if s.region == "kept" and s.kind == "tool")
+            )
+            timeline.action_walk_past(1)
         timeline.focus()
 
 

@@ -105,6 +105,7 @@ class MainScreen(Screen[None]):
         self.timeline.label_of = lambda entry_id: (
             self.agent.store.tree.label(entry_id) if self.agent else None
         )
+        self.timeline.breakdown_source = lambda: self.agent.context_breakdown() if self.agent else None
         from tui.session.catalog import kompakt_home
 
         self.prompt = PromptInput(id="prompt", history_path=kompakt_home() / "prompt-history.jsonl")
