@@ -596,14 +596,27 @@ async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_opena
             ),
             "the ▼ label at the boundary",
         )
-        # The chat now starts with the compaction summary (above the window mounted for the first frame).
+        # The history view now starts with the compaction's divider, its summary card beside it (above the
+        # window mounted for the first frame).
+        await wait_until(
+            pilot,
+            lambda: (
+                screen.chat.items[0].row is not None and screen.chat.items[0].entry_id == compaction["id"]
+            ),
+            "the divider first in the chat",
+        )
+        while screen.chat.first_loaded > 0:
+            await screen.chat.load_earlier()
+        await wait_until(pilot, lambda: "six questions" in chat_texts(screen)[0], "the divider mounted")
+        # The context view starts with the summary, as the model gets it.
+        await pilot.press("f9")
         await wait_until(
             pilot,
             lambda: (
                 screen.chat.items[0].message.get("role") == "compactionSummary"
                 and "six questions" in str(screen.chat.items[0].message.get("summary"))
             ),
-            "the summary first in the chat",
+            "the summary first in the context view",
         )
         await screen.chat.load_earlier()
         await wait_until(pilot, lambda: "six questions" in chat_texts(screen)[0], "the summary mounted")

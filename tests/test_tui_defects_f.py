@@ -6,6 +6,8 @@ OpenAI server where a model is needed, and waits for the condition it asserts (n
 
 from __future__ import annotations
 
+import pytest
+
 from tests.app_e2e_helpers import (
     branched_session_app,
     isolated_home,
@@ -24,6 +26,7 @@ from tui.agent.session import AUTO_CONTINUE_TYPE
 from tui.launch import Launch
 from tui.screens.help import help_markdown
 from tui.session.display import displayed_entries as chat_entries
+from widgets.chat_history import history_items
 from widgets.chat_messages import UserMessage
 
 SIZE = (120, 40)
@@ -65,10 +68,19 @@ def chat_ids(screen) -> list[str | None]:
     return [w.entry_id for w in screen.chat.message_widgets]
 
 
+def fresh_chat_ids(store, view: str) -> list[str | None]:
+    """What a fresh load of the chat shows, in either view (every item: the session here is short)."""
+    if view == "context":
+        return [e["id"] for e in chat_entries(store)]
+    return [item.entry_id for item in history_items(store.get_branch())]
+
+
+@pytest.mark.parametrize("view", ["history", "context"])
 async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(
-    tmp_path, monkeypatch, fake_openai
+    tmp_path, monkeypatch, fake_openai, view
 ) -> None:
-    """D4: after a threshold compaction and its auto-continue, each entry shows once, as a fresh load shows it."""
+    """D4: after a threshold compaction and its auto-continue, each entry shows once, as a fresh load shows it
+    (in the history view, the compaction's divider and fold stand where its summarised messages were)."""
     turns = [(f"question {i}", f"answer {i}") for i in range(6)]
     app, _home, _ids = saved_session_app(
         tmp_path, monkeypatch, fake_openai, turns, chars=2000, keep_recent_tokens=1000
@@ -78,6 +90,9 @@ async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(
     fake_openai.default = Reply.text_reply("summary or continued")
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
+        if view == "context":
+            await pilot.press("f9")
+            await wait_until(pilot, lambda: screen.chat.view == "context", "the context view")
         screen.prompt.focus()
         screen.prompt.text = "the new question"
         await pilot.press("enter")
@@ -96,9 +111,16 @@ async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(
             lambda: chat_ids(screen)[-1] == store.leaf_id,
             "the continued reply in the chat",
         )
-        fresh = [e["id"] for e in chat_entries(store)]
+        fresh = fresh_chat_ids(store, view)
         assert chat_ids(screen) == fresh
-        assert len(set(fresh)) == len(fresh)
+        shown = [entry_id for entry_id in fresh if entry_id is not None]
+        assert len(set(shown)) == len(shown)
+        if view == "history":  # the compaction folded what it summarised, behind its divider
+            compaction = next(e for e in store.get_branch() if e.get("type") == "compaction")
+            assert (
+                compaction["id"] in fresh
+                and compaction["firstKeptEntryId"] not in fresh[: fresh.index(compaction["id"])]
+            )
 
 
 async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_write_action(

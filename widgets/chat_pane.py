@@ -30,6 +30,7 @@ from tui.session.context import entry_to_message
 from tui.session.display import content_text
 from tui.session.entries import Entry, Message
 from widgets.assistant_stream import AssistantStream
+from widgets.chat_history import FoldRow, FoldState, HistoryRow, history_items, row_item, row_widget
 from widgets.chat_messages import (
     OUTPUT_LINES,
     AssistantMessage,
@@ -53,6 +54,8 @@ class ChatItem:
     message: Message
     entry_id: str | None = None
     results: dict[str, Message] = field(default_factory=dict)
+    summarised: bool = False  # in a compaction's fold (history view): drawn dimmed
+    row: HistoryRow | None = None  # a history view row (divider, fold, boundary) rather than a message
 
 
 def as_message(entry_or_message: Entry | Message) -> tuple[Message | None, str | None]:
@@ -72,6 +75,32 @@ def as_message(entry_or_message: Entry | Message) -> tuple[Message | None, str |
     return message, entry_or_message.get("id")
 
 
+def paired_items(
+    entries: Sequence[Entry | Message], *, compaction_marks: bool = False
+) -> list[ChatItem | None]:
+    """One item per entry (None where nothing is drawn); a tool result joins its call's item.
+
+    With ``compaction_marks`` compaction entries draw nothing here (the history view draws their rows)."""
+    out: list[ChatItem | None] = []
+    calls: dict[str, ChatItem] = {}
+    for entry in entries:
+        if compaction_marks and entry.get("type") == "compaction":
+            out.append(None)
+            continue
+        message, entry_id = as_message(entry)
+        item = None
+        if message is None:
+            pass
+        elif message.get("role") == "toolResult" and str(message.get("toolCallId")) in calls:
+            calls[str(message.get("toolCallId"))].results[str(message.get("toolCallId"))] = message
+        else:
+            item = ChatItem(message, entry_id)
+            for call_id in tool_call_ids(message):
+                calls[call_id] = item
+        out.append(item)
+    return out
+
+
 def tool_call_ids(message: Message) -> list[str]:
     content = message.get("content")
     if not isinstance(content, list):
@@ -83,7 +112,7 @@ def estimate_lines(item: ChatItem, width: int = 100) -> int:
     """A rough height of an item, to decide how many fit the initial window and a backfill."""
     message = item.message
     role = message.get("role")
-    if role in ("branchSummary", "compactionSummary"):
+    if item.row is not None or role in ("branchSummary", "compactionSummary"):
         return 2
     if role == "assistant":
         text = content_text(message.get("content"))
@@ -123,10 +152,13 @@ class ChatPane(VerticalScroll):
 
     DEFAULT_CSS = """
     ChatPane { layout: stream; height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    ChatPane > .-summarised { opacity: 55%; }
     """
     HELP = """
 ## Chat
-Messages of the current branch. Scroll to the top to load older messages.
+The current branch. **F9** switches between the history view (the default: every message of the branch,
+with what each compaction summarised folded behind a divider, and a ▼ line where the kept messages start)
+and the context view (exactly what the model sees). Scroll to the top to load older messages.
 - **up / down**: move between messages (when one is focused)
 - **ctrl+c**: copy the focused message, **ctrl+e**: edit and resend your message
 - Typing while the chat or a message has focus goes to the prompt: nothing typed triggers an action.
@@ -156,6 +188,7 @@ Messages of the current branch. Scroll to the top to load older messages.
         self._bar = LoadMoreBar()
         self._stream: AssistantStream | None = None
         self._stream_item: ChatItem | None = None
+        self.view = "history"  # or "context" (tui/screens/chat_view.py draws either)
         # Where printable keys typed on the chat go (the prompt); None leaves them unused.
         self.type_target: Callable[[str], None] | None = None
 
@@ -194,25 +227,22 @@ Messages of the current branch. Scroll to the top to load older messages.
     # Loading ---------------------------------------------------------------------------------------
 
     async def load_messages(self, entries: Iterable[Entry | Message]) -> None:
-        """Show a whole path (entries in order); only the newest part is mounted.
+        """Show a sequence of entries or messages in order (the context view: ``displayed_entries``)."""
+        await self.load_items([item for item in paired_items(list(entries)) if item is not None])
+
+    async def load_history(self, path: Sequence[Entry]) -> None:
+        """Show the whole active path with each compaction's summarised messages folded (the history view)."""
+        await self.load_items(history_items(path))
+
+    async def load_items(self, items: list[ChatItem]) -> None:
+        """Show these items; only the newest part is mounted.
 
         A reply still streaming is not in the store yet, so no path holds it: it stays, below the path.
         (A redraw comes at any await of the stream: a navigation, a compaction or a follow while it runs.)"""
         live = self._live_reply()
-        items: list[ChatItem] = []
-        calls: dict[str, int] = {}
-        for entry in entries:
-            message, entry_id = as_message(entry)
-            if message is None:
-                continue
-            if message.get("role") == "toolResult" and str(message.get("toolCallId")) in calls:
-                items[calls[str(message.get("toolCallId"))]].results[str(message.get("toolCallId"))] = message
-                continue
-            for call_id in tool_call_ids(message):
-                calls[call_id] = len(items)
-            items.append(ChatItem(message, entry_id))
         await self.clear(keep=live)
-        self._items, self._calls = items, calls
+        self._items = items
+        self._reindex()
         self._first = self._window_start(len(items), self.INITIAL_ITEMS, max(self.app.size.height, 10))
         self._mounted = [self._widget(item) for item in items[self._first :]]
         if live is not None and self._stream_item is not None:
@@ -225,6 +255,14 @@ Messages of the current branch. Scroll to the top to load older messages.
         self._bar.show_count(self._first)
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
+
+    def _reindex(self) -> None:
+        """Which item shows each tool call (after items were inserted or removed above the end)."""
+        self._calls = {
+            call_id: index
+            for index, item in enumerate(self._items)
+            for call_id in tool_call_ids(item.message)
+        }
 
     def _fill_viewport(self) -> None:
         """Heights are estimated before mounting, and Markdown joins single newlines, so text of many
@@ -257,10 +295,16 @@ Messages of the current branch. Scroll to the top to load older messages.
         return start
 
     def _widget(self, item: ChatItem) -> ChatMessage:
-        if item.message.get("role") == MOA_ROLE:
-            return MoaGroup(item.message, item.entry_id)
-        widget = message_widget(item.message, item.entry_id, item.results)
+        widget: ChatMessage | None
+        if item.row is not None:
+            widget = row_widget(item.row)
+        elif item.message.get("role") == MOA_ROLE:
+            widget = MoaGroup(item.message, item.entry_id)
+        else:
+            widget = message_widget(item.message, item.entry_id, item.results)
         assert widget is not None  # items only hold displayed roles
+        if item.summarised:
+            widget.add_class("-summarised")
         return widget
 
     async def load_earlier(self) -> int:
@@ -301,6 +345,87 @@ Messages of the current branch. Scroll to the top to load older messages.
                 widget.reveal_folds()
         if new_value <= 0 < old_value and self._first > 0 and not self._loading:
             self.run_worker(self.load_earlier(), group="chat.backfill")
+
+    # Folds (history view) ------------------------------------------------------------------------
+
+    def _index_of(self, item: ChatItem) -> int | None:
+        return next((i for i, shown in enumerate(self._items) if shown is item), None)
+
+    @on(FoldRow.Toggled)
+    async def _fold_toggled(self, event: FoldRow.Toggled) -> None:
+        event.stop()
+        await self.toggle_fold(event.row.state, more=event.more)
+
+    async def toggle_fold(self, state: FoldState, *, more: bool = False) -> None:
+        """Show the first chunk of a fold's summarised messages, the next chunk (``more``), or fold them."""
+        at = self._index_of(state.fold_item) if state.fold_item is not None else None
+        if at is None or at < self._first:
+            return  # not drawn (a redraw replaced it)
+        self.release_anchor()  # the rows above stay where they are: the user is reading here
+        if more:
+            await self._show_chunk(state, at)
+        elif state.expanded:
+            await self._fold(state, at)
+        else:
+            state.expanded = True
+            await self._show_chunk(state, at)
+        fold_widget = self._mounted[at - self._first]
+        if isinstance(fold_widget, FoldRow):
+            fold_widget.refresh_text()
+
+    async def _show_chunk(self, state: FoldState, at: int) -> None:
+        insert_at = at + 1 + state.shown
+        end = state.shown
+        lines = 0
+        while (
+            end < len(state.items) and end - state.shown < self.BACKFILL_ITEMS and lines < self.BACKFILL_LINES
+        ):
+            lines += estimate_lines(state.items[end])
+            end += 1
+        chunk = state.items[state.shown : end]
+        more_shown = state.more_item is not None and self._index_of(state.more_item) is not None
+        if end < len(state.items) and not more_shown:
+            state.more_item = state.more_item or row_item("more", state.fold, state)
+            chunk = [*chunk, state.more_item]
+        widgets = [self._widget(item) for item in chunk]
+        state.shown = end
+        offset = insert_at - self._first
+        if offset < len(self._mounted):
+            await self.mount_all(widgets, before=self._mounted[offset])
+        else:
+            await self.mount_all(widgets)
+        self._items[insert_at:insert_at] = chunk
+        self._mounted[offset:offset] = widgets
+        if end == len(state.items) and more_shown and state.more_item is not None:
+            await self._remove_items([state.more_item])
+        elif more_shown:
+            more = self._mounted[self._index_of(state.more_item) - self._first]  # type: ignore[operator]
+            if isinstance(more, FoldRow):
+                more.refresh_text()
+        self._reindex()
+
+    async def _fold(self, state: FoldState, at: int) -> None:
+        shown = self._items[at + 1 : at + 1 + state.shown]
+        if state.more_item is not None and self._index_of(state.more_item) is not None:
+            shown.append(state.more_item)
+        state.shown, state.expanded = 0, False
+        await self._remove_items(shown)
+        self._reindex()
+
+    async def _remove_items(self, items: list[ChatItem]) -> None:
+        gone = {id(item) for item in items}
+        keep = [(item, index) for index, item in enumerate(self._items) if id(item) not in gone]
+        widgets = [
+            widget
+            for index, widget in enumerate(self._mounted)
+            if id(self._items[self._first + index]) in gone
+        ]
+        focused = self.screen.focused
+        if focused is not None and any(w is focused or w in focused.ancestors for w in widgets):
+            self.focus()
+        self._mounted = [w for w in self._mounted if w not in widgets]
+        self._items = [item for item, _ in keep]
+        await self.remove_children(widgets)
 
     @on(LoadMoreBar.Pressed)
     def _load_more_pressed(self, event: LoadMoreBar.Pressed) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 BINDING_IDS = frozenset(
     {
         "app.help", "app.quit",
-        "chat.copy", "chat.edit", "chat.next", "chat.previous",
+        "chat.copy", "chat.edit", "chat.fold", "chat.inspect", "chat.next", "chat.previous",
         "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
         "dialog.summarize.back",
         "fork_picker.cancel",
@@ -23,7 +23,7 @@ BINDING_IDS = frozenset(
         "inspector.close", "inspector.commit", "inspector.go", "inspector.next", "inspector.undo",
         "dialog.approval.allow", "dialog.approval.deny",
         "main.cancel", "main.compact", "main.model", "main.new", "main.open_tree", "main.resume",
-        "main.settings", "main.toggle_timeline", "main.toggle_tree",
+        "main.settings", "main.toggle_chat_view", "main.toggle_timeline", "main.toggle_tree",
         "model_picker.cancel", "model_picker.down", "model_picker.page_down", "model_picker.page_up",
         "model_picker.up",
         "progress.cancel",

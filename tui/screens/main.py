@@ -31,9 +31,9 @@ from textual.worker import Worker, WorkerState
 from tui import slash
 from tui.app import KompaktApp
 from tui.launch import Launch, missing_session_cwd, open_session, other_session_cwd
-from tui.screens import main_commands
-from tui.session.display import displayed_entries
+from tui.screens import chat_view, main_commands
 from tui.session.errors import SessionError
+from widgets.chat_history import CompactionDivider
 from widgets.chat_pane import ChatPane
 from widgets.prompt import PromptBox, PromptInput
 from widgets.session_tree import SessionTreeView
@@ -87,6 +87,7 @@ class MainScreen(Screen[None]):
         Binding("f6", "model", "Model", id="main.model", priority=True, show=False),
         Binding("f7", "resume", "Sessions", id="main.resume", priority=True, show=False),
         Binding("f8", "compact", "Compact", id="main.compact", priority=True),
+        Binding("f9", "toggle_chat_view", "History/context", id="main.toggle_chat_view", priority=True),
         Binding("escape", "cancel", "Cancel", id="main.cancel", show=False),
         Binding("ctrl+n", "new_session", "New session", id="main.new", show=False),
     ]
@@ -183,7 +184,18 @@ class MainScreen(Screen[None]):
     async def _draw_chat(self) -> None:
         store = self.app.store
         self._drawn_path = store.path_revision
-        await self.chat.load_messages(displayed_entries(store))
+        await chat_view.draw(self.chat, store)
+
+    async def redraw_chat(self) -> None:
+        await self._draw_chat()
+
+    async def action_toggle_chat_view(self) -> None:
+        await chat_view.toggle(self)
+
+    @on(CompactionDivider.InspectRequested)
+    def _inspect_divider(self, event: CompactionDivider.InspectRequested) -> None:
+        event.stop()
+        self.compaction_flow("inspect", event.compaction_id)
 
     def _show_welcome(self) -> None:
         """The welcome text stands where the chat is while the session has no entries at all."""

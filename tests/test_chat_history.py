@@ -1,0 +1,289 @@
+"""The chat's history view (the default) and context view (F9), on real session files, offline.
+
+Core: :func:`tui.compaction.history.history_layout` folds exactly what each compaction summarised (the
+inspector's ranges), states the divider's facts, and survives hostile ``details``. TUI (Pilot, the real
+app): dividers, folds and the ▼ boundary; folded messages are not mounted until their fold opens, then a
+chunk at a time, dimmed; Enter on a divider opens the inspector; F9 shows exactly the context's
+messages and back; a /compact while watching redraws into the history view.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests import factories as f
+from tests.app_e2e_helpers import (
+    isolated_home,
+    make_app,
+    new_session,
+    ready,
+    screen_text,
+    settings_toml,
+    wait_idle,
+    wait_until,
+)
+from tui.compaction.history import divider_text, history_layout
+from tui.compaction.inspect import inspect_compaction
+from tui.launch import Launch
+from tui.screens.inspector import CompactionInspector
+from tui.session.display import displayed_entries
+from tui.session.store import SessionStore
+from widgets.chat_history import (
+    BoundaryLine,
+    CompactionDivider,
+    CompactionMark,
+    FoldRow,
+    MoreRow,
+    history_items,
+)
+
+SIZE = (120, 40)
+
+
+def message(payload: dict) -> dict:
+    return payload["message"]
+
+
+def two_compactions(tmp_path: Path, turns: int = 4) -> tuple[Path, dict[str, str]]:
+    """``turns`` turns, a compaction keeping the last turn, ``turns`` more, a second one keeping its last
+    turn (with kompakt's details), and one turn after it; the file closed, ids by name."""
+    store, ids = new_session(
+        tmp_path, [(f"old question {i}", f"old answer {i}") for i in range(turns)], chars=200
+    )
+    first = store.append_compaction("FIRST SUMMARY", ids[-2], 5000)
+    more = []
+    for i in range(turns):
+        more.append(store.append_message(message(f.user(f"middle question {i}")))["id"])
+        more.append(store.append_message(message(f.assistant(f"middle answer {i}")))["id"])
+    details = {"kompakt": {"reason": "threshold", "durationMs": 8400, "tokensAfter": 1800}}
+    second = store.append_compaction("SECOND SUMMARY", more[-2], 90_300, details)
+    after = store.append_message(message(f.user("after both compactions")))["id"]
+    names = {
+        "first": first["id"],
+        "second": second["id"],
+        "first_kept": ids[-2],
+        "second_kept": more[-2],
+        "oldest": ids[0],
+        "after": after,
+    }
+    path = store.path
+    store.close()
+    return path, names
+
+
+def app_on(tmp_path: Path, monkeypatch, path: Path):
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    return make_app(home, Launch("open", path, tmp_path))
+
+
+def mounted_ids(screen) -> list[str | None]:
+    return [w.entry_id for w in screen.chat.message_widgets]
+
+
+# --- the core ------------------------------------------------------------------------------------
+
+
+def test_the_folds_are_what_each_compaction_summarised_and_the_divider_says_what_happened(tmp_path):
+    path, names = two_compactions(tmp_path)
+    store = SessionStore.open(path)
+    branch = store.get_branch()
+    layout = history_layout(branch)
+    assert [fold.compaction_id for fold in layout.folds] == [names["first"], names["second"]]
+    for fold in layout.folds:
+        inspected = inspect_compaction(branch, fold.compaction_id)
+        folded = [e["id"] for e in branch[fold.start : fold.end] if e.get("type") == "message"]
+        assert folded == [m.entry_id for m in inspected.summarised]
+        assert fold.messages == len(inspected.summarised)
+    first, second = layout.folds
+    assert first.end <= second.start  # disjoint, in order: the second starts at the first's kept entry
+    assert branch[second.start]["id"] == names["first_kept"]
+    assert layout.latest is second and branch[second.kept_from]["id"] == names["second_kept"]
+    assert divider_text(second) == "compacted 8 messages · 90.3k → 1.8k tokens · threshold · 8.4 s"
+    # pi's entries carry no details: the facts it lacks are left out, tokens after are estimated.
+    assert divider_text(first).startswith("compacted 6 messages · 5.0k → ")
+    assert "threshold" not in divider_text(first) and " s" not in divider_text(first)[-3:]
+    store.close()
+
+
+def test_hostile_details_and_a_missing_kept_entry_give_a_plain_divider(tmp_path):
+    """What load lets through (types are checked there) must not break the history view: negative and
+    huge figures, a head-tail middle naming no entry here, a firstKeptEntryId that is nowhere or after it."""
+    store, ids = new_session(tmp_path, [("q1", "a1"), ("q2", "a2")])
+    bad = {
+        "kompakt": {
+            "reason": "",
+            "durationMs": -5,
+            "tokensAfter": 1e300,
+            "strategy": "head-tail",
+            "middleEntryIds": ["nowhere", "elsewhere"],
+        }
+    }
+    first = store.append_compaction("S", "no-such-id", -3, bad)
+    store.append_compaction("T", first["id"], 1200, {"kompakt": {"reason": "[bold]x\x1b[31m"}})
+    store.close()
+    store = SessionStore.open(store.path)  # as loaded from the file
+    assert not store.problems
+    branch = store.get_branch()
+    one, two = history_layout(branch).folds
+    assert one.start == one.end == one.index and one.messages == 0  # its middle is not on this path
+    assert one.reason is None and one.duration_ms is None and one.tokens_before == 0
+    assert one.tokens_after > 0  # estimated: 1e300 is no count
+    # Its firstKeptEntryId is the compaction before it, outside its range: nothing summarised, no overlap.
+    assert two.start == two.end >= one.end and two.messages == 0
+    assert divider_text(two).startswith("compacted 0 messages · 1.2k → ")
+    items = history_items(branch)
+    assert [i.row.kind for i in items if i.row is not None].count("divider") == 2
+    divider = CompactionDivider(
+        next(i.row for i in items if i.row is not None and i.entry_id == two.compaction_id)
+    )
+    assert "\x1b" not in divider.title().plain and "[bold]x" in divider.title().plain  # literal, sanitised
+    store.close()
+
+
+# --- the TUI -------------------------------------------------------------------------------------
+
+
+async def test_the_history_view_folds_each_compaction_behind_its_divider_and_marks_the_kept_region(
+    tmp_path, monkeypatch
+):
+    path, names = two_compactions(tmp_path)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        chat = screen.chat
+        await wait_until(pilot, lambda: chat.first_loaded == 0 and chat.message_widgets, "the whole chat")
+        widgets = chat.message_widgets
+        dividers = [w for w in widgets if isinstance(w, CompactionDivider)]
+        assert [d.entry_id for d in dividers] == [names["first"], names["second"]]
+        text = screen_text(app)
+        assert "compacted 8 messages · 90.3k → 1.8k tokens · threshold · 8.4 s" in text
+        assert f"▼ kept from here (firstKeptEntryId {names['second_kept']})" in text
+        boundary = next(i for i, w in enumerate(widgets) if isinstance(w, BoundaryLine))
+        assert widgets[boundary + 1].entry_id == names["second_kept"]
+        # Nothing summarised is mounted: the oldest message and the first kept one are folded.
+        ids = mounted_ids(screen)
+        assert names["oldest"] not in ids and names["first_kept"] not in ids
+        assert ids[-1] == names["after"]
+
+        # Enter (or a click) on the fold shows the summarised messages, dimmed; again folds them.
+        fold = next(w for w in chat.message_widgets if isinstance(w, FoldRow))
+        fold.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: names["oldest"] in mounted_ids(screen), "the first fold open")
+        oldest = next(w for w in chat.message_widgets if w.entry_id == names["oldest"])
+        assert oldest.has_class("-summarised")
+        assert "summarised messages, dimmed below" in str(fold.text())
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: names["oldest"] not in mounted_ids(screen), "folded again")
+        # A click works the same.
+        await pilot.click(fold)
+        await wait_until(pilot, lambda: names["oldest"] in mounted_ids(screen), "opened by a click")
+
+
+async def test_a_long_fold_mounts_a_chunk_at_a_time(tmp_path, monkeypatch):
+    store, ids = new_session(tmp_path, [(f"q{i}", f"a{i}") for i in range(150)])
+    store.append_compaction("LONG SUMMARY", ids[-2], 50_000)
+    path = store.path
+    store.close()
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        chat = screen.chat
+        await wait_until(pilot, lambda: chat.first_loaded == 0 and chat.message_widgets, "the chat")
+        assert len(chat.message_widgets) < 10  # 298 summarised messages, none mounted
+        fold = next(w for w in chat.message_widgets if isinstance(w, FoldRow))
+        await pilot.click(fold)
+        more = await wait_until(
+            pilot, lambda: next((w for w in chat.message_widgets if isinstance(w, MoreRow)), None), "a chunk"
+        )
+        first_chunk = len(chat.message_widgets)
+        assert first_chunk <= 10 + chat.BACKFILL_ITEMS
+        assert f"{298 - chat.BACKFILL_ITEMS:,} more summarised messages" in more.text()
+        more.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat.message_widgets) > first_chunk, "the next chunk")
+        # The chunks come in path order, right below the fold.
+        shown = [w.entry_id for w in chat.message_widgets if w.has_class("-summarised")]
+        assert shown == ids[: len(shown)]
+        fold.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(chat.message_widgets) < 10, "folded, the more row gone too")
+        assert not any(isinstance(w, MoreRow) for w in chat.message_widgets)
+
+
+async def test_enter_on_a_divider_opens_the_inspector_on_that_compaction(tmp_path, monkeypatch):
+    path, names = two_compactions(tmp_path)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        chat = screen.chat
+        await wait_until(pilot, lambda: chat.first_loaded == 0 and chat.message_widgets, "the chat")
+        divider = next(w for w in chat.message_widgets if w.entry_id == names["first"])
+        divider.focus()
+        await pilot.press("enter")
+        view = await wait_until(
+            pilot,
+            lambda: app.screen if isinstance(app.screen, CompactionInspector) else None,
+            "the inspector",
+        )
+        assert view.inspection.compaction_id == names["first"]
+
+
+async def test_f9_shows_exactly_the_context_and_back(tmp_path, monkeypatch):
+    path, names = two_compactions(tmp_path)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        chat = screen.chat
+        await wait_until(pilot, lambda: chat.first_loaded == 0 and chat.message_widgets, "the chat")
+        assert chat.view == "history"
+        await pilot.press("f9")
+        store = app.session.store
+        context = [e["id"] for e in displayed_entries(store)]
+        await wait_until(pilot, lambda: mounted_ids(screen) == context, "the context view")
+        assert not any(
+            isinstance(w, (CompactionDivider, FoldRow, BoundaryLine)) for w in chat.message_widgets
+        )
+        assert "Compacted from" in screen_text(app)  # the summary message, as the model gets it
+        await pilot.press("f9")
+        await wait_until(
+            pilot,
+            lambda: any(isinstance(w, CompactionDivider) for w in chat.message_widgets),
+            "the history view again",
+        )
+        assert chat.view == "history" and mounted_ids(screen)[-1] == names["after"]
+
+
+async def test_a_compaction_while_watching_redraws_into_the_history_view(tmp_path, monkeypatch):
+    store, ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(6)], chars=4000)
+    path = store.path
+    store.close()
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None, keep_recent_tokens=1500))
+    app = make_app(home, Launch("open", path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        chat = screen.chat
+        await wait_until(pilot, lambda: chat.message_widgets, "the chat")
+        assert not any(isinstance(w, CompactionDivider) for w in chat.message_widgets)
+        screen.prompt.focus()
+        screen.prompt.text = "/compact"
+        await pilot.press("enter")
+        live = app.session.store
+        await wait_idle(
+            pilot, app, lambda: any(e["type"] == "compaction" for e in live.get_branch()), "compacted"
+        )
+        compaction = next(e for e in live.get_branch() if e["type"] == "compaction")
+        await wait_until(pilot, lambda: any(i.entry_id == compaction["id"] for i in chat.items), "the redraw")
+        while chat.first_loaded > 0:  # long messages: the window holds a few; scrolling up loads the rest
+            await chat.load_earlier()
+        divider = next(w for w in chat.message_widgets if isinstance(w, CompactionDivider))
+        assert divider.entry_id == compaction["id"]
+        ids_now = mounted_ids(screen)
+        assert ids[0] not in ids_now  # the summarised turns are folded
+        boundary = next(i for i, w in enumerate(chat.message_widgets) if isinstance(w, BoundaryLine))
+        assert chat.message_widgets[boundary + 1].entry_id == compaction["firstKeptEntryId"]
+        kept = ids[ids.index(compaction["firstKeptEntryId"]) :]
+        assert ids_now[boundary + 1 : -1] == kept  # the kept turns follow, in order
+        assert isinstance(chat.message_widgets[-1], CompactionMark)  # where the compaction was written
