@@ -109,7 +109,7 @@ def test_the_folds_are_what_each_compaction_summarised_and_the_divider_says_what
 def test_hostile_details_and_a_missing_kept_entry_give_a_plain_divider(tmp_path):
     """What load lets through (types are checked there) must not break the history view: negative and
     huge figures, a head-tail middle naming no entry here, a firstKeptEntryId that is nowhere or after it."""
-    store, ids = new_session(tmp_path, [("q1", "a1"), ("q2", "a2")])
+    store, _ids = new_session(tmp_path, [("q1", "a1"), ("q2", "a2")])
     bad = {
         "kompakt": {
             "reason": "",

@@ -160,7 +160,9 @@ async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_writ
         model = screen.agent.model
         await screen.run_command("model", "openai/other")
         await pilot.press("f6")
-        await wait_until(pilot, lambda: sum("read-only" in n[1] for n in app.notes) >= 4, "the model refusals")
+        await wait_until(
+            pilot, lambda: sum("read-only" in n[1] for n in app.notes) >= 4, "the model refusals"
+        )
         assert screen.agent.model == model and app.screen is screen
         assert app.launch.path.read_bytes() == before
 
