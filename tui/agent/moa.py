@@ -1,8 +1,10 @@
 """Mixture of Agents: reference models draft answers in parallel, then the aggregator acts on them.
 
 :class:`MixtureOfAgents` runs the fan-out of one user turn: every reference model in ``moa.referenceModels``
-gets the turn's context messages (with an adviser's system prompt and no tools) through the provider, at
-most ``moa.maxConcurrency`` at a time and each within ``moa.timeoutS``. A reference that fails, times out
+gets the advisory view of the turn's context (:mod:`tui.agent.moa_view`: tool calls as text, trimmed to
+that model's own window, with an adviser's system prompt and no tools) through the provider, at
+most ``moa.maxConcurrency`` at a time and each within ``moa.timeoutS`` (counted from its request, after
+litellm's warm-up). A reference that fails, times out
 or answers nothing is left out of the aggregator's prompt and reported (an event and a notice, never its
 error text in the prompt). The outcome is stored as a ``kompakt.moa`` custom entry (see
 :mod:`tui.agent.moa_record`) before the aggregated reply, and :func:`with_guidance` adds the drafts, in the
@@ -19,9 +21,9 @@ from dataclasses import dataclass
 
 import prompts
 from tui.agent.events import AgentEvent, Notice
-from tui.agent.litellm_loader import load_litellm_async
 from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
 from tui.agent.moa_record import MOA_CUSTOM_TYPE, MoaRecord, ReferenceAnswer
+from tui.agent.moa_view import REFERENCE_MAX_TOKENS, fit_view, render_view, view_budget
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done
 from tui.session.context import convert_to_llm
@@ -31,6 +33,8 @@ from tui.session.store import SessionStore
 
 Emit = Callable[[AgentEvent], None]
 ABORTED = "Aborted by the user."
+# Below this, a reference would see little more than the latest message: it is left out instead.
+MIN_VIEW_TOKENS = 256
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ async def ask_reference(
     *,
     system_prompt: str,
     timeout_s: float,
+    max_tokens: int | None = None,
 ) -> ReferenceAnswer:
     """One reference model's draft; any failure becomes the answer's ``error`` (only an abort raises)."""
     loop = asyncio.get_running_loop()
@@ -59,7 +64,7 @@ async def ask_reference(
     try:
         async with asyncio.timeout(timeout_s):
             async for event in provider.stream(
-                messages, (), model=model, system_prompt=system_prompt, builder=builder
+                messages, (), model=model, system_prompt=system_prompt, max_tokens=max_tokens, builder=builder
             ):
                 if isinstance(event, Done):
                     done = event
@@ -151,21 +156,35 @@ class MixtureOfAgents:
         cancellation propagates.
         """
         options = self.options
-        messages = convert_to_llm(store.build_context().messages)
+        turns = render_view(convert_to_llm(store.build_context().messages))
         answers: list[ReferenceAnswer | None] = [None] * len(options.references)
         gate = asyncio.Semaphore(options.max_concurrency)
 
         async def run(index: int, model: str) -> None:
-            async with gate:
-                answer = await ask_reference(
-                    self.provider, model, messages, system_prompt=system_prompt, timeout_s=options.timeout_s
+            max_tokens = min(REFERENCE_MAX_TOKENS, self.provider.max_output_tokens(model))
+            window = self.provider.context_window(model)
+            budget = view_budget(window, max_tokens, system_prompt)
+            if budget < MIN_VIEW_TOKENS:
+                answer = ReferenceAnswer(
+                    model, error=prompts.render("moa_window_too_small", window=f"{window:,}")
                 )
+            else:
+                async with gate:
+                    answer = await ask_reference(
+                        self.provider,
+                        model,
+                        fit_view(turns, budget),
+                        system_prompt=system_prompt,
+                        timeout_s=options.timeout_s,
+                        max_tokens=max_tokens,
+                    )
             answers[index] = answer
             self.emit(MoaReferenceEnd(index, answer))
 
         self.emit(MoaStart(options.references, options.aggregator))
-        # Loading litellm can take seconds the first time; it must not count against any reference's timeout.
-        await load_litellm_async()
+        # Loading litellm and its first call's set-up can take seconds: a reference's timeout starts after
+        # them, when its request is sent, so that the first reference is not timed out by the warm-up.
+        await self.provider.warm_up()
         try:
             async with asyncio.TaskGroup() as group:
                 for index, model in enumerate(options.references):

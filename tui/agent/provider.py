@@ -9,7 +9,8 @@ than ``maxRetryDelayMs`` fails at once. litellm's own retries are off and the SD
 ``retry.provider.maxRetries`` asks for them, so that the policy decides. Every stream ends with
 :class:`Done`; a failure does not raise, it ends with ``stopReason: "error"`` and the classified error.
 Cancelling the consuming task closes the HTTP stream at once. litellm is awaited from the background
-import, so a stream never blocks the event loop while litellm loads; the synchronous helpers
+import (and its first-call set-up, :attr:`Provider.warm_up`), so a stream never blocks the event loop
+while litellm loads; the synchronous helpers
 (``context_window``, ``new_builder``) load it on the spot.
 """
 
@@ -17,14 +18,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import prompts
 from tui.agent import model_info
 from tui.agent.assistant_builder import AssistantBuilder
 from tui.agent.errors import UNBOUNDED_DELAY_MS, ProviderError, RetryableError, classify
-from tui.agent.litellm_loader import load_litellm_async
+from tui.agent.litellm_loader import load_litellm_async, warm_up_litellm
 from tui.agent.offline import is_offline, register_offline_provider
 from tui.agent.openai_format import to_openai_messages, to_openai_tools
 from tui.agent.retry import RetryPolicy
@@ -49,10 +50,14 @@ class Provider:
         retry: RetryPolicy | None = None,
         models: model_info.Overrides | None = None,
         env: Mapping[str, str] | None = None,
+        warm_up: Callable[[], Awaitable[None]] = warm_up_litellm,
     ) -> None:
         self.retry = retry or RetryPolicy()
         self.models: model_info.Overrides = models or {}
         self.env = os.environ if env is None else env
+        # litellm's import and first-call set-up; every stream awaits it, and whoever times a request
+        # (a MoA reference's timeout) awaits it first, so that the set-up is not counted against the request.
+        self.warm_up = warm_up
 
     def context_window(self, model: str) -> int:
         return model_info.context_window(model, self.models)
@@ -78,6 +83,7 @@ class Provider:
     ) -> AsyncIterator[StreamEvent]:
         """Stream one assistant turn; always ends with :class:`Done` unless the task is cancelled."""
         litellm = await load_litellm_async()
+        await self.warm_up()
         request = self._request(messages, tools, model, system_prompt, max_tokens, reasoning_effort)
         builder = builder or self.new_builder(model)
         attempt = 0

@@ -1,0 +1,188 @@
+"""What the Mixture-of-Agents calls send and when, checked on the loopback server's recorded requests:
+each reference's timeout starts when its request goes out, after litellm's warm-up; each reference gets
+the advisory view (tool calls and results as text, no tool schemas) trimmed to its own context window;
+and an aggregator with a smaller window than the main model that overflows is recovered like the main
+model (compaction, then a retry with the drafts fitted to its window)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.agent_helpers import Recorder, make_session, make_settings
+from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tui.agent.litellm_loader import warm_up_litellm
+from tui.agent.moa_events import MoaReferenceEnd
+from tui.agent.moa_view import REFERENCE_MAX_TOKENS, fit_view, head_and_tail, render_view
+from tui.agent.provider import Provider
+from tui.agent.retry import RetryPolicy
+from tui.config.model import Settings
+
+REF_A, REF_B = "openai/ref-a", "openai/ref-b"
+
+
+def moa_settings(
+    server: FakeOpenAI, references: list[str], *, routed: tuple[str, ...] = (), **moa: Any
+) -> Settings:
+    return make_settings(
+        server,
+        models={name: {"apiBase": server.api_base} for name in [*references, *routed]},
+        retry={"enabled": False},
+        moa={"enabled": True, "referenceModels": references, **moa},
+    )
+
+
+def provider_for(settings: Settings, **kwargs: Any) -> Provider:
+    """The provider AgentSession would build for ``settings``, with ``kwargs`` on top."""
+    return Provider(
+        retry=RetryPolicy.from_settings(settings.retry.model_dump(by_alias=True)),
+        models={n: o.model_dump(by_alias=True, exclude_none=True) for n, o in settings.models.items()},
+        env={},
+        **kwargs,
+    )
+
+
+class SlowWarmUp:
+    """A warm-up that takes ``seconds`` the first time, then the real one; like the real one, a caller that
+    is cancelled while waiting (a reference timed out) does not stop it for the others."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.task: asyncio.Task[None] | None = None
+        self.finished_at: float | None = None
+
+    async def _run(self) -> None:
+        await asyncio.sleep(self.seconds)
+        await warm_up_litellm()
+        self.finished_at = time.perf_counter()
+
+    async def __call__(self) -> None:
+        if self.task is None:
+            self.task = asyncio.ensure_future(self._run())
+        await asyncio.shield(self.task)
+
+
+# --- the per-reference timeout -------------------------------------------------------------------
+async def test_the_reference_timeout_starts_after_the_warm_up(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    timeout = 0.5
+    fake_openai.script("ref-a", Reply.text_reply("a prompt draft"))
+    fake_openai.script("fake", Reply.text_reply("the answer"))
+    settings = moa_settings(fake_openai, [REF_A], timeoutS=timeout)
+    warm_up = SlowWarmUp(3 * timeout)
+    session = make_session(tmp_path, settings, provider=provider_for(settings, warm_up=warm_up))
+    events = Recorder()
+    session.subscribe(events)
+
+    await session.prompt("Which parser?")
+
+    (end,) = events.of(MoaReferenceEnd)
+    assert end.answer.error is None and end.answer.text == "a prompt draft"
+    (hit,) = fake_openai.hits_for("ref-a")
+    assert warm_up.finished_at is not None and hit.received_at > warm_up.finished_at
+    assert [h.model for h in fake_openai.hits] == ["ref-a", "fake"]
+
+
+# --- the advisory view ---------------------------------------------------------------------------
+def sent_text(body: dict[str, Any]) -> str:
+    return json.dumps(body["messages"])
+
+
+async def test_each_reference_gets_the_advisory_view_trimmed_to_its_own_window(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    (tmp_path / "work").mkdir()
+    notes = "".join(f"line {n:05d} of the notes\n" for n in range(1000))  # 24,000 characters
+    (tmp_path / "work" / "notes.txt").write_text(notes)
+    fake_openai.script(
+        "fake",
+        Reply.tools(ToolCall("read", {"path": "notes.txt"}, id="call_notes")),
+        Reply.text_reply("The notes count lines."),
+        Reply.text_reply("The aggregated answer."),
+    )
+    fake_openai.script("ref-a", Reply.text_reply("draft A"))
+    fake_openai.script("ref-b", Reply.text_reply("draft B"))
+    settings = moa_settings(fake_openai, [REF_A, REF_B], enabled=False)
+    # ref-b: a 1,500-token window and 500-token replies, so only the latest message fits its view.
+    settings.models[REF_B] = settings.models[REF_B].model_copy(
+        update={"context_window": 1_500, "max_output_tokens": 500}
+    )
+    session = make_session(tmp_path, settings)
+    await session.prompt("Read notes.txt")
+    session.set_moa(True)
+
+    await session.prompt("What do the notes say?")
+
+    (result,) = [
+        e["message"]
+        for e in session.store.get_branch()
+        if (e.get("message") or {}).get("role") == "toolResult"
+    ]
+    output = result["content"][0]["text"]
+    assert len(output) > 4_000
+    preview = head_and_tail(output, 4_000)
+    (a,) = fake_openai.hits_for("ref-a")
+    (b,) = fake_openai.hits_for("ref-b")
+    assert a.body["messages"][1:] == [
+        {"role": "user", "content": "Read notes.txt"},
+        {
+            "role": "assistant",
+            "content": '[called tool read with {"path":"notes.txt"}]\n\n'
+            f"[read returned:\n{preview}\n]\n\n"
+            "The notes count lines.",
+        },
+        {"role": "user", "content": "What do the notes say?"},
+    ]
+    assert b.body["messages"][1:] == [
+        {
+            "role": "user",
+            "content": "[2 earlier messages of this conversation are left out, so that it fits your "
+            "context window.]\n\nWhat do the notes say?",
+        }
+    ]
+    for hit in (a, b):
+        assert "tools" not in hit.body and "tool_calls" not in sent_text(hit.body)
+        assert {m["role"] for m in hit.body["messages"]} <= {"system", "user", "assistant"}
+        assert "cannot run tools" in hit.body["messages"][0]["content"]
+    assert a.body["max_tokens"] == REFERENCE_MAX_TOKENS and b.body["max_tokens"] == 500
+    # The aggregator still acts on the real conversation, with its tools and the drafts.
+    aggregator = fake_openai.hits_for("fake")[-1].body
+    assert aggregator["tools"] and any(m.get("tool_calls") for m in aggregator["messages"])
+    assert "draft A" in sent_text(aggregator) and "draft B" in sent_text(aggregator)
+
+
+def test_the_view_ends_on_a_user_turn_and_keeps_the_latest_one_within_budget() -> None:
+    messages = [
+        {"role": "assistant", "content": [{"type": "text", "text": "orphan reply"}], "stopReason": "stop"},
+        {"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image", "data": "AAAA"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "half"}], "stopReason": "error"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm"},
+                {"type": "toolCall", "name": "ls", "arguments": {}},
+            ],
+            "stopReason": "toolUse",
+        },
+        {
+            "role": "toolResult",
+            "toolName": "ls",
+            "isError": True,
+            "content": [{"type": "text", "text": "denied"}],
+        },
+    ]
+    turns = render_view(messages)
+    assert [role for role, _ in turns] == ["user", "assistant", "user"]
+    assert turns[0][1] == "look\n[an image is here, which the advisers are not shown]"
+    assert turns[1][1] == "[called tool ls with {}]\n\n[ls returned an error:\ndenied\n]"
+    assert "judge the state of the work" in turns[2][1]
+    long = [("user", "x" * 10_000)]
+    (only,) = fit_view(long, 500)
+    text = only["content"][0]["text"]
+    assert (
+        len(text) <= 2_000 and "characters left out" in text and text.startswith("x") and text.endswith("x")
+    )
