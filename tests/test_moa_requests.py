@@ -180,6 +180,17 @@ def test_the_view_ends_on_a_user_turn_and_keeps_the_latest_one_within_budget() -
     assert turns[0][1] == "look\n[an image is here, which the advisers are not shown]"
     assert turns[1][1] == "[called tool ls with {}]\n\n[ls returned an error:\ndenied\n]"
     assert "judge the state of the work" in turns[2][1]
+    (write,) = render_view(
+        [
+            {"role": "user", "content": "write it"},
+            {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "name": "write", "arguments": {"content": "y" * 50_000}}],
+            },
+        ],
+        tool_result_chars=1_000,
+    )[1:2]
+    assert len(write[1]) < 1_100 and "characters left out" in write[1]
     long = [("user", "x" * 10_000)]
     (only,) = fit_view(long, 500)
     text = only["content"][0]["text"]

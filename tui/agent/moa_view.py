@@ -3,7 +3,7 @@
 A reference advises; it cannot run tools, so it gets no tool schemas, and a provider that is sent tool calls
 without schemas may reject the request. :func:`render_view` therefore turns the context (``convert_to_llm``
 output) into plain alternating user / assistant text turns: each tool call becomes a line naming the tool
-and its arguments, each tool result is folded into the assistant turn as a head-and-tail preview of at most
+and its arguments (cut like a result), each tool result is folded into the assistant turn as a head-and-tail preview of at most
 ``tool_result_chars`` characters, images become a placeholder, and the view always ends on a user turn (a
 trailing assistant turn would read as a prefill). :func:`fit_view` then trims the view to one reference's
 own window (the oldest turns go first, with a note saying how many; the latest user turn always stays, cut
@@ -39,7 +39,7 @@ def render_view(messages: Sequence[Message], *, tool_result_chars: int = TOOL_RE
         elif role == "assistant":
             if message.get("stopReason") in ("error", "aborted"):
                 continue  # as in every request: a failed reply's calls may be half written
-            _add(turns, "assistant", _assistant_text(message.get("content")))
+            _add(turns, "assistant", _assistant_text(message.get("content"), tool_result_chars))
         elif role == "toolResult":
             _add(turns, "assistant", _tool_result_text(message, tool_result_chars))
     while turns and turns[0][0] != "user":
@@ -113,7 +113,7 @@ def _user_text(content: Any) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def _assistant_text(content: Any) -> str:
+def _assistant_text(content: Any, chars: int) -> str:
     parts = []
     for block in content or ():
         kind = block.get("type")
@@ -122,6 +122,7 @@ def _assistant_text(content: Any) -> str:
         elif kind == "toolCall":
             arguments = block.get("arguments")
             shown = arguments if isinstance(arguments, str) else json_compact(arguments or {})
+            shown = head_and_tail(shown, chars)  # a write's arguments can be a whole file
             parts.append(
                 prompts.render("moa_view_tool_call", tool=str(block.get("name", "")), arguments=shown)
             )
