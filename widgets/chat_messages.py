@@ -24,7 +24,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from tui.session.display import content_text, tool_call_label
+from tui.compaction.token_text import format_tokens
+from tui.session.content import content_text
+from tui.session.display import tool_call_label
 from tui.session.entries import Message
 from tui.session.sanitize import sanitize
 from widgets.stream_text import StreamSanitizer
@@ -46,7 +48,7 @@ def plain(text: str) -> Content:
 
 
 def tokens_k(tokens: int) -> str:
-    return f"{round(tokens / 1000)}k" if tokens >= 1000 else str(tokens)
+    return format_tokens(tokens, whole_k_from=0, millions=False)
 
 
 def truncate_output(text: str) -> str:
@@ -60,16 +62,11 @@ def truncate_output(text: str) -> str:
 
 def result_text(message: Message) -> str:
     """A tool result's text blocks, with a placeholder per image."""
-    parts = []
-    for block in message.get("content") or ():
-        if isinstance(block, dict) and block.get("type") == "image":
-            parts.append(f"[image {block.get('mimeType', '')}]")
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "\n".join(parts) if not isinstance(message.get("content"), str) else message["content"]
+    return user_text(message.get("content"))
 
 
 def user_text(content: Any) -> str:
+    """The text blocks of ``content`` one per line, with a placeholder per image."""
     if isinstance(content, str):
         return content
     parts = []

@@ -26,8 +26,8 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from tui.agent.moa_record import MoaRecord
+from tui.session.content import content_text
 from tui.session.context import entry_to_message
-from tui.session.display import content_text
 from tui.session.entries import Entry, Message
 from widgets.assistant_stream import AssistantStream
 from widgets.chat_history import FoldRow, FoldState, HistoryRow, history_items, row_item, row_widget

@@ -20,8 +20,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.compaction.tokens import estimate_tokens
+from tui.session.content import content_text
 from tui.session.context import pruned_tool_result
-from tui.session.display import content_text
 from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry, is_custom
 from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex

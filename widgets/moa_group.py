@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from tui.agent.moa_record import MoaRecord, ReferenceAnswer, moa_record
+from tui.compaction.token_text import format_tokens
 from tui.session.entries import Entry, Message
 from tui.session.sanitize import sanitize
 from widgets.chat_messages import ChatMessage, plain
@@ -42,9 +43,7 @@ def record_message(record: MoaRecord, waiting: Sequence[str] = ()) -> Message:
 
 
 def _tokens(tokens: int) -> str:
-    if tokens < 1000:
-        return str(tokens)
-    return f"{tokens / 1000:.1f}k" if tokens < 10_000 else f"{round(tokens / 1000)}k"
+    return format_tokens(tokens, whole_k_from=10_000, trim=False, millions=False)
 
 
 def _cost(cost: float) -> str:

@@ -13,15 +13,12 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 
 
 def short_tokens(tokens: int) -> str:
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M"
-    if tokens >= 1000:
-        return f"{tokens / 1000:.1f}k"
-    return str(tokens)
+    return format_tokens(tokens, trim=False)
 
 
 class StatusBar(Widget):

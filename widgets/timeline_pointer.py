@@ -20,6 +20,7 @@ from tui.compaction.timeline_names import (
     REGION_SUMMARY,
     SOURCE_USAGE,
 )
+from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 
 if TYPE_CHECKING:
@@ -33,15 +34,6 @@ REGION_WORDS = {
     REGION_KEPT: "kept from ▼",
     REGION_AFTER: "after the compaction",
 }
-
-
-def format_tokens(tokens: float) -> str:
-    """Short token counts: 950, 8.4k, 200k, 1.2M."""
-    if abs(tokens) < 1_000:
-        return f"{tokens:.0f}"
-    if abs(tokens) < 1_000_000:
-        return f"{tokens / 1_000:.1f}".removesuffix(".0") + "k"
-    return f"{tokens / 1_000_000:.1f}".removesuffix(".0") + "M"
 
 
 def entry_kind(entry: Mapping[str, Any] | None, fallback: str) -> str:

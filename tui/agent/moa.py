@@ -26,6 +26,7 @@ from tui.agent.moa_record import MOA_CUSTOM_TYPE, MoaRecord, ReferenceAnswer
 from tui.agent.moa_view import REFERENCE_MAX_TOKENS, fit_view, render_view, view_budget
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done
+from tui.session.content import content_text
 from tui.session.context import convert_to_llm
 from tui.session.entries import Message
 from tui.session.redact import scrubber
@@ -77,7 +78,7 @@ async def ask_reference(
         error = done.error.message if done.error is not None else None
     seconds = loop.time() - started
     message = done.message if done is not None else builder.finish("aborted")
-    text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
+    text = content_text(message["content"])
     if error is None and not text.strip():
         error = "The model answered with no text."
     if error is not None:

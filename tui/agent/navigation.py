@@ -25,6 +25,7 @@ from tui.compaction.branch_summary import (
 )
 from tui.compaction.summarizer import SummarizeFn
 from tui.hooks import SESSION_BEFORE_TREE, SESSION_TREE
+from tui.session.content import content_text
 from tui.session.entries import Entry
 
 if TYPE_CHECKING:
@@ -44,19 +45,13 @@ class NavigateResult:
     aborted: bool = False
 
 
-def _text_blocks(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or () if b.get("type") == "text")
-
-
 def landing(store: SessionStore, target: Entry) -> tuple[str | None, str | None]:
     """``(new leaf id, editor text)`` for a target: a user or custom message is re-edited from its parent."""
     message = target.get("message") or {}
     if target.get("type") == "message" and message.get("role") == "user":
-        return store.tree.parent_of(target["id"]), _text_blocks(message.get("content"))
+        return store.tree.parent_of(target["id"]), content_text(message.get("content"))
     if target.get("type") == "custom_message":
-        return store.tree.parent_of(target["id"]), _text_blocks(target.get("content"))
+        return store.tree.parent_of(target["id"]), content_text(target.get("content"))
     return target["id"], None
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import prompts
+from tui.session.content import content_text
 
 Message = Mapping[str, Any]
 OpenAIMessage = dict[str, Any]
@@ -80,7 +81,7 @@ def _user_content(content: Any) -> str | list[dict[str, Any]]:
     blocks = list(content or [])
     if all(b.get("type") == "text" for b in blocks):
         # A plain string suits every server, including local ones that reject content arrays.
-        return "\n".join(b.get("text", "") for b in blocks)
+        return content_text(blocks, "\n")
     parts: list[dict[str, Any]] = []
     for block in blocks:
         if block.get("type") == "text":

@@ -38,6 +38,7 @@ from tui.agent.stream_events import (
     ThinkingDelta,
     UsageUpdate,
 )
+from tui.session.content import content_text
 from tui.session.redact import MIN_SECRET_VALUE_CHARS, Scrubber, secret_env_values
 
 
@@ -142,7 +143,7 @@ class Provider:
         done = [event async for event in events if isinstance(event, Done)][-1]
         if done.error is not None:
             raise done.error
-        return "".join(b["text"] for b in done.message["content"] if b["type"] == "text")
+        return content_text(done.message["content"])
 
     def _request(
         self,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from tui.compaction.errors import SummaryError
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_sources import SummaryMeter
+from tui.session.content import content_text
 
 if TYPE_CHECKING:
     from tui.agent.provider import Provider
@@ -72,7 +73,7 @@ class _ProviderSummarize:
             self.meter.add(done.message["usage"])  # a failed call may still have been paid for
         if done is None or done.error is not None:
             raise SummaryError(str(done.error) if done else "the stream ended without a reply")
-        return "\n".join(b["text"] for b in done.message["content"] if b.get("type") == "text")
+        return content_text(done.message["content"], "\n")
 
 
 def provider_summarize_fn(

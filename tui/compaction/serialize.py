@@ -11,15 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tui.compaction.tokens import json_compact, utf16_len
+from tui.session.content import content_text
 from tui.session.entries import Message
 
 TOOL_RESULT_MAX_CHARS = 2000
-
-
-def _joined_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or () if b.get("type") == "text")
 
 
 def _utf16_prefix(text: str, units: int) -> str:
@@ -75,13 +70,13 @@ def serialize_conversation(
     for message in llm_messages:
         role = message.get("role")
         if role == "user":
-            text = _joined_text(message.get("content"))
+            text = content_text(message.get("content"))
             if text:
                 parts.append(f"[User]: {text}")
         elif role == "assistant":
             parts.extend(_assistant_blocks(message.get("content")))
         elif role == "toolResult":
-            text = _joined_text(message.get("content"))
+            text = content_text(message.get("content"))
             if text:
                 if truncate_tool_results is not None:
                     text = truncate_for_summary(text, truncate_tool_results)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from tui.compaction.token_text import format_tokens
 from tui.compaction.tokens import assistant_usage, calculate_context_tokens, estimate_tokens, sum_tokens
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.entries import Entry
@@ -67,7 +68,7 @@ def context_series(path: Sequence[Entry]) -> list[Sample]:
 
 
 def _short(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return format_tokens(tokens, trim=False, millions=False)
 
 
 def chart_svg(samples: Sequence[Sample], context_window: int, reserve_tokens: int) -> str:

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tui.compaction.token_text import format_tokens
+from tui.session.content import content_text
 from tui.session.context import context_from_path
-from tui.session.display import content_text, entry_text, flat, tool_calls_by_id
+from tui.session.display import entry_text, flat, tool_calls_by_id
 from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, Message, is_custom, iso_to_ms
 from tui.session.labels import tool_call_label
 from tui.session.redact import scrubber
@@ -260,7 +262,7 @@ def compaction_title(entry: Entry) -> str:
 
 
 def _round_k(tokens: int) -> str:
-    return f"{(tokens + 500) // 1000}k" if tokens >= 1000 else str(tokens)
+    return format_tokens(tokens, whole_k_from=0, half_up=True, millions=False)
 
 
 def compaction_facts(entry: Entry) -> list[tuple[str, str]]:

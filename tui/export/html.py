@@ -29,7 +29,7 @@ from tui.export.common import (
 )
 from tui.export.outline import outline_html
 from tui.export.page_assets import SCRIPT, STYLE, script_hash
-from tui.session.display import content_text
+from tui.session.content import content_text
 from tui.session.entries import Entry, Message
 from tui.session.labels import tool_call_label
 from tui.session.redact import scrubber

@@ -25,7 +25,8 @@ from tui.export.common import (
     truncate_output,
 )
 from tui.export.markdown_html import escape_html, escape_markdown_html
-from tui.session.display import content_text, flat
+from tui.session.content import content_text
+from tui.session.display import flat
 from tui.session.entries import Entry
 from tui.session.labels import tool_call_label
 from tui.session.redact import scrubber

@@ -41,6 +41,7 @@ from tui.agent.events import (
     TurnStart,
     UsageUpdate,
 )
+from tui.compaction.token_text import format_tokens
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -196,8 +197,8 @@ class AgentEventView:
             details = event.result.entry.get("details") if event.result else None
             record = details.get("kompakt") if isinstance(details, dict) else None
             measured = not isinstance(record, dict) or record.get("tokensBeforeMeasured") is not False
-            before = ("" if measured else "≈") + f"{(event.tokens_before or 0) / 1000:.1f}k"
-            after = f"≈{(event.tokens_after or 0) / 1000:.1f}k"
+            before = ("" if measured else "≈") + _thousands(event.tokens_before or 0)
+            after = "≈" + _thousands(event.tokens_after or 0)
             seconds = event.duration_ms / 1000
             self.host.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
         elif event.outcome == "skip":
@@ -211,3 +212,8 @@ class AgentEventView:
             self.host.notify(
                 event.error_message or "Compaction failed.", title="Compaction failed", severity="error"
             )
+
+
+def _thousands(tokens: int) -> str:
+    """The compaction notice's form: always thousands with one decimal (0.5k, 45.2k)."""
+    return format_tokens(tokens, k_from=0, trim=False, millions=False)

@@ -21,13 +21,14 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, DataTable, Footer, Static
 
 from tui.compaction.inspect import CompactionInspection, InspectedMessage
+from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 from widgets.chunked_markdown import ChatMarkdown
 from widgets.safe_text import safe_text
 
 
 def _tokens(value: int) -> str:
-    return f"{value / 1000:.1f}k" if value >= 1000 else str(value)
+    return format_tokens(value, trim=False, millions=False)
 
 
 def _measured(flag: bool | None) -> str:

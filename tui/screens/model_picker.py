@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 from tui.agent.errors import KEY_ENV_VARS, key_env_var
 from tui.agent.model_map import chat_models, context_window
 from tui.agent.offline import OFFLINE_MODEL
+from tui.compaction.token_text import format_tokens as short_tokens
 from tui.config import Settings
 from tui.session.sanitize import sanitize
 from widgets.ordered_keys import OrderedInput
@@ -58,9 +59,7 @@ def format_tokens(count: int | None) -> str:
     """A context window in the short form people use: 8k, 200k, 1M."""
     if not count:
         return "—"
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:.1f}".removesuffix(".0") + "M"
-    return f"{round(count / 1000)}k" if count >= 1000 else str(count)
+    return short_tokens(count, whole_k_from=0)
 
 
 def _has_key(model: str, environ: Mapping[str, str], env_var: str | None = None) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui.session.catalog import new_session_path
-from tui.session.display import content_text
+from tui.session.content import content_text
 from tui.session.entries import (
     CURRENT_SESSION_VERSION,
     LEAF_CUSTOM_TYPE,

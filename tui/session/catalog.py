@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 import orjson
 
-from tui.session.display import content_text, flat
+from tui.session.content import content_text
+from tui.session.display import flat
 from tui.session.entries import now_iso, session_info_name, uuid7
 from tui.session.store import FsyncMode, SessionStore
 

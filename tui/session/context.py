@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import prompts
+from tui.session.content import content_text
 from tui.session.entries import PRUNE_CUSTOM_TYPE, RESET_BOUNDARY_TYPE, Entry, Message, is_custom, iso_to_ms
 
 _UNSET: Any = object()
@@ -174,12 +175,6 @@ def context_from_path(path: Sequence[Entry]) -> SessionContext:
     return ctx
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
-
-
 def bash_execution_text(message: Message) -> str:
     output = message.get("output") or ""
     body = f"```\n{output}\n```" if output else "(no output)"
@@ -239,4 +234,4 @@ def convert_to_llm(messages: Sequence[Message]) -> list[Message]:
 
 def message_text(message: Message) -> str:
     """The plain text of a message's text blocks (for display, search and tests)."""
-    return _text_of(message.get("content"))
+    return content_text(message.get("content"))

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from tui.session.content import content_text
 from tui.session.entries import (
     MOA_CUSTOM_TYPE,
     OMP_METADATA_TYPES,
@@ -55,14 +56,6 @@ def flat(text: str, cap: int | None = None) -> str:
     Carriage returns become spaces too (pi leaves them in, but they would garble a terminal row).
     """
     return text.replace("\r", " ").replace("\n", " ").replace("\t", " ").strip()[:cap]
-
-
-def content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
 def _capped(content: Any) -> str:
