@@ -181,7 +181,7 @@ def key_env_var(model: str) -> str | None:
         missing = litellm.validate_environment(model).get("missing_keys") or []
     except Exception:  # litellm raises for names it cannot route; the table still helps
         missing = []
-    keys = [k for k in missing if k.endswith("_API_KEY")]
+    keys = [str(k) for k in missing if str(k).endswith("_API_KEY")]
     # litellm may list several accepted names (GOOGLE_API_KEY, GEMINI_API_KEY): prefer the usual one.
     if known in keys or not keys:
         return known

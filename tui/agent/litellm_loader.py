@@ -21,6 +21,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # "1" is ignored by litellm for the first two: it compares the lowercased value with "true".
 OFFLINE_ENV = {
@@ -133,7 +134,7 @@ def _mock_call() -> None:
         pass
 
 
-def _configure(litellm: ModuleType) -> None:
+def _configure(litellm: Any) -> None:  # litellm is not type-checked (pyproject.toml)
     litellm.suppress_debug_info = True  # no "Provider List: ..." prints on unknown models
     litellm.disable_hf_tokenizer_download = True
     handler = _file_handler()

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 import prompts
 from tui.agent.events import AgentEvent, Notice
 from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
-from tui.agent.moa_record import MOA_CUSTOM_TYPE, MoaRecord, ReferenceAnswer
+from tui.agent.moa_record import MoaRecord, ReferenceAnswer
 from tui.agent.moa_view import REFERENCE_MAX_TOKENS, fit_view, render_view, view_budget
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done
 from tui.session.content import content_text
 from tui.session.context import convert_to_llm
-from tui.session.entries import Message
+from tui.session.entries import MOA_CUSTOM_TYPE, Message
 from tui.session.redact import scrubber
 from tui.session.store import SessionStore
 
@@ -194,8 +194,8 @@ class MixtureOfAgents:
             # The task group has cancelled and awaited every call, so each HTTP stream is closed by now.
             for index, model in enumerate(options.references):
                 if answers[index] is None:
-                    answers[index] = ReferenceAnswer(model, error=ABORTED)
-                    self.emit(MoaReferenceEnd(index, answers[index]))
+                    answers[index] = aborted = ReferenceAnswer(model, error=ABORTED)
+                    self.emit(MoaReferenceEnd(index, aborted))
             self._store(store, _record(options, answers, aborted=True))
             raise
         record = _record(options, answers, aborted=False)

@@ -58,7 +58,8 @@ def _info(model: str) -> Mapping[str, Any]:
     if not is_loaded():
         return model_map.lookup(model)
     try:
-        return load_litellm().get_model_info(model)
+        info: Mapping[str, Any] = load_litellm().get_model_info(model)
+        return info
     except Exception:  # ModelNotMappedError (or plain Exception) for unknown and local models
         return model_map.lookup(model)
 
@@ -142,7 +143,8 @@ def cost(
     """Dollar cost per part; all zero when litellm has no price for ``model``."""
     info = _info(model)
     if not info:
-        return empty_usage()["cost"]
+        cost: dict[str, float] = empty_usage()["cost"]
+        return cost
     parts = {
         "input": fresh_input * (info.get("input_cost_per_token") or 0.0),
         "output": output * (info.get("output_cost_per_token") or 0.0),

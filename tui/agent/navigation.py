@@ -56,8 +56,8 @@ def landing(store: SessionStore, target: Entry) -> tuple[str | None, str | None]
 
 
 async def _run_abortable(
-    job: Coroutine[Any, Any, BranchSummary], abort: asyncio.Event | None
-) -> BranchSummary:
+    job: Coroutine[Any, Any, BranchSummary | None], abort: asyncio.Event | None
+) -> BranchSummary | None:
     """Await ``job``; a set ``abort`` event cancels it and raises CancelledError here."""
     task = asyncio.ensure_future(job)
     if abort is None:

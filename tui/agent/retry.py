@@ -74,7 +74,7 @@ class RetryPolicy:
         """The wait before retry number ``attempt``: the backoff, or the server's delay when longer."""
         exponent = min(max(attempt - 1, 0), 40)  # 2**40 × any sane base is past the ceiling already
         ceiling = self.max_retry_delay_ms or BACKOFF_CEILING_MS
-        delay = min(self.base_delay_ms * 2**exponent, ceiling)
+        delay = min(self.base_delay_ms << exponent, ceiling)
         if retry_after_ms is not None and not self.refuses_delay(retry_after_ms):
             delay = max(delay, retry_after_ms)
         return delay

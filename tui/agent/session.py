@@ -549,8 +549,8 @@ class AgentSession:
             tokens, usage_index = estimate.tokens, estimate.last_usage_index
         else:
             usage_index = next((i for i, m in enumerate(messages) if m is message), len(messages) - 1)
-            usage = calculate_context_tokens(message.get("usage") or {})
-            tokens = usage + sum_tokens(messages[usage_index + 1 :])
+            reported = calculate_context_tokens(message.get("usage") or {})
+            tokens = reported + sum_tokens(messages[usage_index + 1 :])
         # omp tests the threshold against usage minus what the pruning saved.
         usage_id = context.entry_ids[usage_index] if 0 <= usage_index < len(messages) else None
         tokens = max(0, tokens - pruned_after(path, context, usage_id))

@@ -362,9 +362,9 @@ async def draft_compaction(
             written = _fallback(plan, NO_SUMMARIZER)
         else:
             try:
-                summarize_strategy = summarize_head_tail if head_tail else summarize_plan
+                summarize_strategy = summarize_head_tail if isinstance(plan, HeadTailPlan) else summarize_plan
                 written = await summarize_strategy(
-                    plan,
+                    plan,  # type: ignore[arg-type]  # the strategy matches the plan's type (chosen above)
                     summarize_fn,
                     SummaryBudgets.from_reserve(config.reserve_tokens, max_output_tokens),
                     custom_instructions=custom_instructions,
@@ -384,7 +384,7 @@ async def draft_compaction(
                     "summaryOutputTokens": spent.output_tokens,
                     "costUsd": round(spent.cost, 6),
                 }
-        if head_tail:
+        if isinstance(plan, HeadTailPlan):
             written, head_chars = fold_protected(plan, written)
             strategy_details = plan.kompakt_details(head_chars)
         summary = written.summary

@@ -31,7 +31,8 @@ def extract_file_ops(message: Message, ops: FileOps) -> None:
     for block in message["content"]:
         if not isinstance(block, dict) or block.get("type") != "toolCall":
             continue
-        target = _TOOL_SETS.get(block.get("name"))
+        name = block.get("name")
+        target = _TOOL_SETS.get(name) if isinstance(name, str) else None
         arguments = block.get("arguments")
         path = arguments.get("path") if isinstance(arguments, dict) else None
         if target and isinstance(path, str) and path:

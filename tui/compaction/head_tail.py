@@ -373,7 +373,7 @@ def _role(item: _Item) -> str | None:
 
 def _call_ids(message: Message) -> set[str]:
     return {
-        block.get("id")
+        str(block.get("id"))
         for block in message.get("content") or ()
         if isinstance(block, dict) and block.get("type") == "toolCall"
     }

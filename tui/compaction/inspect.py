@@ -189,8 +189,10 @@ def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionI
     if index is None or path[index].get("type") != "compaction":
         raise NotACompaction(f"{compaction_id} is not a compaction on this path")
     entry = path[index]
-    details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
-    kompakt = details.get("kompakt") if isinstance(details.get("kompakt"), dict) else {}
+    raw_details = entry.get("details")
+    details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
+    raw_kompakt = details.get("kompakt")
+    kompakt: dict[str, Any] = raw_kompakt if isinstance(raw_kompakt, dict) else {}
     before = path[:index]
     calls = tool_calls_by_id(before)
     boundary = compaction_boundary(before)  # the range this compaction planned on (pi 0.73.1)

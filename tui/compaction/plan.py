@@ -154,7 +154,7 @@ def effective_path(path: Sequence[Entry]) -> list[Entry]:
         return list(path)
     out = []
     for entry in path:
-        message = entry.get("message")
+        message = entry.get("message") or {}
         if (
             entry.get("id") in pruned
             and entry.get("type") == "message"

@@ -61,7 +61,7 @@ def plan_pruning(
         message = entry.get("message") or {}
         if entry.get("type") != "message" or message.get("role") != "toolResult":
             continue
-        entry_id = entry.get("id")
+        entry_id = str(entry.get("id"))
         if entry_id in already:
             # Counted at its pruned size, as omp counts an output it has already replaced.
             accumulated += estimate_tokens(pruned_tool_result(message, already[entry_id]))

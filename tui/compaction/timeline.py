@@ -76,7 +76,7 @@ class Segment(NamedTuple):
     """One context-relevant entry on the bar; ``start`` is in context coordinates."""
 
     entry_id: str
-    index: int
+    index: int  # type: ignore[assignment]  # the field hides tuple.index, which nothing here calls
     kind: str
     region: str
     tokens: int
@@ -172,7 +172,9 @@ class WhatIf:
 
     @property
     def turn_start_index(self) -> int | None:
-        return self.plan.turn_start_index if self.is_split_turn else None
+        if isinstance(self.plan, PlanSkip) or not self.plan.is_split_turn:
+            return None
+        return self.plan.turn_start_index
 
 
 @dataclass(frozen=True)
@@ -288,7 +290,7 @@ def build_timeline(
 
     boundary_id = path[compaction_index].get("firstKeptEntryId") if compaction_index is not None else None
     boundary_index = index_of.get(boundary_id) if boundary_id is not None else None
-    if boundary_index is not None and boundary_index >= compaction_index:
+    if boundary_index is not None and compaction_index is not None and boundary_index >= compaction_index:
         boundary_index = None  # the context builder keeps nothing when the id is not before the compaction
     # Where the context starts on the path: the kept entry, else the compaction itself, else the root.
     origin = boundary_index if boundary_index is not None else (compaction_index or 0)
@@ -332,7 +334,7 @@ def build_timeline(
             Segment(
                 path[i].get("id", ""),
                 i,
-                _ROLE_KINDS.get(message.get("role"), "other"),
+                _ROLE_KINDS.get(str(message.get("role")), "other"),
                 region,
                 widths[i],
                 estimates[i],

@@ -38,9 +38,9 @@ def env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
     data: dict[str, Any] = {}
     sources: dict[str, str] = {}
     # Whole tables first, so that a deeper variable refines a JSON table instead of being replaced by it.
-    for parts, var, raw in sorted(found, key=lambda item: (len(item[0]), item[1])):
+    for path, var, raw in sorted(found, key=lambda item: (len(item[0]), item[1])):
         try:
-            segments, annotation = resolve_key(Settings, parts, case_insensitive=True)
+            segments, annotation = resolve_key(Settings, path, case_insensitive=True)
         except SettingsError as exc:
             raise SettingsError(exc.reason, key=exc.key, env_var=var) from None
         value: Any = raw

@@ -110,7 +110,7 @@ def _existing_key(container: Any, parent: tuple[str, ...], segment: str) -> str 
     for key in container:
         with contextlib.suppress(SettingsError):
             if resolve_key(Settings, (*parent, key))[0][-1] == segment:
-                return key
+                return str(key)
     return None
 
 

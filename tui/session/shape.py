@@ -103,7 +103,7 @@ _MESSAGE_FIELDS = {
     "timestamp": _NUM,
     "exitCode": _NUM,
 }
-_BLOCK_FIELDS = {
+_BLOCK_FIELDS: dict[str, dict[str, frozenset[type]]] = {
     "text": {"text": _STR},
     "thinking": {"thinking": _STR},
     "image": {"data": _STR, "mimeType": _STR},
@@ -134,7 +134,7 @@ def _blocks_problem(content: Any, where: str) -> str | None:
         kind = block.get("type")
         if kind is not None and kind.__class__ is not str:
             return f"{where}[{index}].type is {type(kind).__name__}, not a string"
-        fields = _BLOCK_FIELDS.get(kind)  # type: ignore[arg-type]
+        fields = _BLOCK_FIELDS.get(kind)
         if fields and (reason := _typed(block, fields, f"{where}[{index}].")):
             return reason
     return None

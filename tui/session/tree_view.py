@@ -551,7 +551,7 @@ class TreeSelector:
             self._layout()
             return
         parent = self.forest.parent.get(node)
-        while parent not in (None, _ROOT):
+        while parent is not None and parent != _ROOT:
             if self.forest.segment_start(parent):
                 self.select(parent)
                 return
