@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tui.compaction.history import tokens_short as divider_tokens
 from tui.compaction.token_text import format_tokens
 from tui.export.chart import _short as chart_tokens
 from tui.export.common import _round_k as export_title_tokens
@@ -32,6 +33,8 @@ COUNTS += [999_949, 999_999, 1_000_000, 1_049_999, 1_500_000, 12_345_678]
 BEFORE = {
     timeline_tokens: "0 7 999 1k 1k 1.1k 1.5k 1.5k 2.5k 9.9k 9.9k 10k 10k 12.3k 45.2k 999.9k 1000k 1M 1M 1.5M 12.3M",
     status_tokens: "0 7 999 1.0k 1.0k 1.1k 1.5k 1.5k 2.5k 9.9k 9.9k 10.0k 10.0k 12.3k 45.2k 999.9k 1000.0k 1.0M 1.0M "
+    "1.5M 12.3M",
+    divider_tokens: "0 7 999 1.0k 1.0k 1.1k 1.5k 1.5k 2.5k 9.9k 9.9k 10.0k 10.0k 12.3k 45.2k 999.9k 1000.0k 1.0M 1.0M "
     "1.5M 12.3M",
     chart_tokens: "0 7 999 1.0k 1.0k 1.1k 1.5k 1.5k 2.5k 9.9k 9.9k 10.0k 10.0k 12.3k 45.2k 999.9k 1000.0k 1000.0k "
     "1050.0k 1500.0k 12345.7k",

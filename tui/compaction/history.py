@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.compaction.boundary import compaction_boundary
+from tui.compaction.token_text import format_tokens
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import compaction_summary_message, entry_to_message
 from tui.session.entries import Entry
@@ -128,9 +129,7 @@ def history_layout(path: Sequence[Entry]) -> HistoryLayout:
 
 def tokens_short(tokens: int) -> str:
     """``90.3k`` / ``1.2M`` / ``812``: the divider's token figures."""
-    if tokens >= 1_000_000:
-        return f"{tokens / 1_000_000:.1f}M"
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+    return format_tokens(tokens, trim=False)
 
 
 def divider_text(fold: CompactionFold) -> str:
