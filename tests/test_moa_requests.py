@@ -14,6 +14,7 @@ from typing import Any
 
 from tests.agent_helpers import Recorder, make_session, make_settings
 from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
+from tui.agent.events import CompactionEnd, Notice
 from tui.agent.litellm_loader import warm_up_litellm
 from tui.agent.moa_events import MoaReferenceEnd
 from tui.agent.moa_view import REFERENCE_MAX_TOKENS, fit_view, head_and_tail, render_view
@@ -197,3 +198,114 @@ def test_the_view_ends_on_a_user_turn_and_keeps_the_latest_one_within_budget() -
     assert (
         len(text) <= 2_000 and "characters left out" in text and text.startswith("x") and text.endswith("x")
     )
+
+
+# --- an aggregator with a smaller window overflows ------------------------------------------------
+AGGREGATOR = "openai/aggregator"
+AGGREGATOR_WINDOW = 12_000
+
+
+def estimated_tokens(body: dict[str, Any]) -> int:
+    """chars/4 of everything a request carried (messages and tool definitions)."""
+    return len(json.dumps(body["messages"]) + json.dumps(body.get("tools", []))) // 4
+
+
+async def summarize(system_prompt: str, prompt: str, max_tokens: int) -> str:
+    return "SUMMARY of the first question"
+
+
+def overflow_settings(server: FakeOpenAI) -> Settings:
+    settings = moa_settings(server, [REF_A], routed=(AGGREGATOR,), aggregator=AGGREGATOR, enabled=False)
+    settings.models[AGGREGATOR] = settings.models[AGGREGATOR].model_copy(
+        update={"context_window": AGGREGATOR_WINDOW}
+    )
+    compaction = settings.compaction.model_copy(update={"keep_recent_tokens": 200, "auto_continue": False})
+    return settings.model_copy(update={"compaction": compaction})
+
+
+async def test_an_overflowing_aggregator_is_compacted_for_its_window_and_retried_with_the_drafts(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    draft = "DRAFT-HEAD " + "d" * 24_000 + " DRAFT-TAIL"  # ~6,000 tokens, half the aggregator's window
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "big.txt").write_text("a" * 16_000)  # ~4,000 tokens of tool output
+    fake_openai.script(
+        "fake", Reply.tools(ToolCall("read", {"path": "big.txt"})), Reply.text_reply("Read it.")
+    )
+    fake_openai.script("ref-a", Reply.text_reply(draft, chunk_size=4096))
+    fake_openai.script(
+        "aggregator",
+        Reply.context_overflow(limit=AGGREGATOR_WINDOW, requested=15_000),
+        Reply.text_reply("the recovered answer"),
+    )
+    session = make_session(tmp_path, overflow_settings(fake_openai), summarize=summarize)
+    await session.prompt("first question: read big.txt")
+    session.set_moa(True)
+    events = Recorder()
+    session.subscribe(events)
+
+    outcome = await session.prompt("second question")
+
+    first, retried = fake_openai.hits_for("aggregator")
+    # The first request already fitted the drafts to the small window: cut in the middle.
+    assert "DRAFT-HEAD" in sent_text(first.body) and "DRAFT-TAIL" in sent_text(first.body)
+    assert "characters left out" in sent_text(first.body)
+    assert "a" * 16_000 in sent_text(first.body)
+    assert estimated_tokens(first.body) < AGGREGATOR_WINDOW
+    # It overflowed anyway: the session compacted for the aggregator's window and retried once.
+    compactions = [e for e in session.store.get_branch() if e["type"] == "compaction"]
+    assert len(compactions) == 1
+    assert "SUMMARY of the first question" in sent_text(retried.body)
+    assert "a" * 16_000 not in sent_text(retried.body)
+    assert draft in sent_text(retried.body)  # with room again, the whole draft
+    assert estimated_tokens(retried.body) < AGGREGATOR_WINDOW
+    assert outcome is not None and outcome.reason == "stop"
+    assert outcome.message is not None and outcome.message["model"] == "aggregator"
+    replies = [
+        e["message"]
+        for e in session.store.get_branch()
+        if (e.get("message") or {}).get("role") == "assistant"
+    ]
+    assert replies[-1]["content"][0]["text"] == "the recovered answer"
+    assert all(m["stopReason"] != "error" for m in replies)  # the overflow error left the path
+    assert not [n for n in events.of(Notice) if n.level == "error"]
+    ends = events.of(CompactionEnd)
+    assert [(e.reason, e.outcome, e.will_retry) for e in ends] == [("overflow", "result", True)]
+    assert len(fake_openai.hits_for("ref-a")) == 1  # the drafts were not asked for again
+
+
+async def test_with_nothing_to_compact_the_retry_halves_the_drafts_and_a_second_overflow_is_reported(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    draft = "DRAFT-HEAD " + "d" * 20_000 + " DRAFT-TAIL"
+    fake_openai.script(
+        "ref-a", Reply.text_reply(draft, chunk_size=4096), Reply.text_reply(draft, chunk_size=4096)
+    )
+    fake_openai.script(
+        "aggregator",
+        Reply.context_overflow(limit=AGGREGATOR_WINDOW),
+        Reply.text_reply("answered with shorter drafts"),
+        Reply.context_overflow(limit=AGGREGATOR_WINDOW),
+        Reply.context_overflow(limit=AGGREGATOR_WINDOW),
+    )
+    settings = overflow_settings(fake_openai)
+    settings = settings.model_copy(update={"moa": settings.moa.model_copy(update={"enabled": True})})
+    session = make_session(tmp_path, settings, summarize=summarize)
+    events = Recorder()
+    session.subscribe(events)
+
+    outcome = await session.prompt("first question")  # nothing before it to compact
+
+    first, retried = fake_openai.hits_for("aggregator")
+    assert draft in sent_text(first.body)
+    assert "DRAFT-HEAD" in sent_text(retried.body) and "characters left out" in sent_text(retried.body)
+    assert len(sent_text(retried.body)) < len(sent_text(first.body)) - 8_000
+    assert outcome is not None and outcome.reason == "stop"
+    assert not [n for n in events.of(Notice) if n.level == "error"]
+
+    outcome = await session.prompt("second question")  # overflows on the retry too: reported, no loop
+
+    assert len(fake_openai.hits_for("aggregator")) == 4
+    assert outcome is not None and outcome.reason == "error"
+    (error,) = [n for n in events.of(Notice) if n.level == "error"]
+    assert AGGREGATOR in error.text and "after one compact-and-retry attempt" in error.text

@@ -16,16 +16,26 @@ streams close) and still records what had arrived.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import prompts
 from tui.agent.events import AgentEvent, Notice
 from tui.agent.moa_events import MoaEnd, MoaReferenceEnd, MoaStart
 from tui.agent.moa_record import MoaRecord, ReferenceAnswer
-from tui.agent.moa_view import REFERENCE_MAX_TOKENS, fit_view, render_view, view_budget
+from tui.agent.moa_view import (
+    CHARS_PER_TOKEN,
+    REFERENCE_MAX_TOKENS,
+    fit_view,
+    head_and_tail,
+    render_view,
+    turn_tokens,
+    view_budget,
+)
 from tui.agent.provider import Provider
 from tui.agent.stream_events import Done
+from tui.compaction.tokens import estimate_tokens
 from tui.session.content import content_text
 from tui.session.context import convert_to_llm
 from tui.session.entries import MOA_CUSTOM_TYPE, Message
@@ -36,6 +46,8 @@ Emit = Callable[[AgentEvent], None]
 ABORTED = "Aborted by the user."
 # Below this, a reference would see little more than the latest message: it is left out instead.
 MIN_VIEW_TOKENS = 256
+# A draft cut below this says too little to be worth the aggregator's attention.
+MIN_DRAFT_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -136,6 +148,80 @@ def with_guidance(messages: Sequence[Message], guidance: str) -> list[Message]:
             return out
     out.append({"role": "user", "content": [block]})
     return out
+
+
+def fit_guidance(record: MoaRecord, budget_tokens: int) -> tuple[str | None, bool]:
+    """The guidance within ``budget_tokens`` (estimated) and whether the drafts had to be cut for it.
+
+    Short drafts stay whole and the long ones share what is left, each cut in its middle; when even
+    :data:`MIN_DRAFT_CHARS` per draft does not fit, there is no guidance (the aggregator answers alone).
+    """
+    full = aggregator_guidance(record)
+    if full is None or turn_tokens(full) <= budget_tokens:
+        return full, False
+    answered = record.answered
+    bare = aggregator_guidance(_with_texts(record, {id(a): "" for a in answered}))
+    assert bare is not None
+    room = budget_tokens * CHARS_PER_TOKEN - len(bare)
+    allowance: dict[int, int] = {}
+    remaining = sorted(answered, key=lambda answer: len(answer.text))
+    while remaining:  # water-filling: what a short draft does not use goes to the longer ones
+        share = room // len(remaining)
+        answer = remaining.pop(0)
+        allowance[id(answer)] = min(len(answer.text), share)
+        room -= allowance[id(answer)]
+    if any(allowance[id(a)] < min(MIN_DRAFT_CHARS, len(a.text)) for a in answered):
+        return None, True
+    texts = {id(a): head_and_tail(a.text, allowance[id(a)]) for a in answered}
+    return aggregator_guidance(_with_texts(record, texts)), True
+
+
+def _with_texts(record: MoaRecord, texts: dict[int, str]) -> MoaRecord:
+    references = tuple(
+        dataclasses.replace(answer, text=texts[id(answer)]) if id(answer) in texts else answer
+        for answer in record.references
+    )
+    return dataclasses.replace(record, references=references)
+
+
+@dataclass
+class AggregatorDrafts:
+    """A turn's drafts, fitted on every request of the turn to the room the aggregator's window leaves.
+
+    The room is the window less ``fixed_tokens`` (system prompt, tool definitions, the reply's reserve)
+    and the request's messages. After the aggregator overflowed anyway (the estimate was short),
+    :meth:`shrink` halves what the drafts may take on the retry.
+    """
+
+    record: MoaRecord
+    aggregator: str
+    window: int
+    fixed_tokens: int
+    emit: Emit
+    cap_tokens: int | None = None
+    sent_tokens: int = 0
+    _told: set[str] = field(default_factory=set)
+
+    def __call__(self, messages: list[Message]) -> list[Message]:
+        room = self.window - self.fixed_tokens - sum(estimate_tokens(m) for m in messages)
+        if self.cap_tokens is not None:
+            room = min(room, self.cap_tokens)
+        guidance, cut = fit_guidance(self.record, room)
+        self.sent_tokens = 0 if guidance is None else turn_tokens(guidance)
+        if cut:
+            kind = "moa_drafts_cut" if guidance is not None else "moa_drafts_left_out"
+            if kind not in self._told:  # once per turn, not at every tool iteration
+                self._told.add(kind)
+                text = prompts.render(kind, aggregator=self.aggregator, window=f"{self.window:,}")
+                self.emit(Notice("warning" if guidance is None else "info", text))
+        return list(messages) if guidance is None else with_guidance(messages, guidance)
+
+    def shrink(self) -> bool:
+        """Halve the drafts' room for the next request; False when the last request carried none."""
+        if self.sent_tokens <= 0:
+            return False
+        self.cap_tokens = self.sent_tokens // 2
+        return True
 
 
 def failure_summary(record: MoaRecord) -> str:

@@ -4,7 +4,8 @@
 offline model when there is no key and no model, with a standing notice), runs the agent loop and sends
 :mod:`tui.agent.events` to its subscribers. Automatic compaction follows pi (reference pi-compaction §8.2,
 §8.3): after each run it checks the reply (and once more before each prompt) for a context overflow from
-the current model (drop the failed reply, compact, retry once; never loop) or a crossed threshold (compact,
+the acting model, the main model or a MoA aggregator with its own window (drop the failed reply, compact for
+that window, retry once with the turn's drafts refitted; never loop) or a crossed threshold (compact,
 then auto-continue with a synthetic prompt), with pi's stale-usage and error-estimate rules. Only one
 operation runs at a time; :meth:`AgentSession.abort` stops whichever it is and leaves the session well formed.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import date
@@ -43,14 +45,9 @@ from tui.agent.events import (
     TurnStart,
 )
 from tui.agent.loop import AgentLoop, LoopOutcome
-from tui.agent.moa import (
-    MixtureOfAgents,
-    MoaOptions,
-    aggregator_guidance,
-    reference_system_prompt,
-    with_guidance,
-)
+from tui.agent.moa import AggregatorDrafts, MixtureOfAgents, MoaOptions, reference_system_prompt
 from tui.agent.moa_record import moa_record
+from tui.agent.moa_view import turn_tokens
 from tui.agent.navigation import NavigateResult, navigate_tree
 from tui.agent.offline import OFFLINE_MODEL, is_offline, resolve_model
 from tui.agent.provider import Provider
@@ -109,10 +106,10 @@ _FAILURE_PREFIX = {
 
 
 class _MoaTurn(NamedTuple):
-    """How a Mixture-of-Agents prompt runs: the acting model, and the drafts added to its requests."""
+    """How a Mixture-of-Agents prompt runs: the acting model, and the drafts fitted into its requests."""
 
     aggregator: str
-    request_messages: Callable[[list[Message]], list[Message]] | None
+    drafts: AggregatorDrafts | None
 
 
 class AgentBusyError(RuntimeError):
@@ -198,6 +195,7 @@ class AgentSession:
         self._overflow_attempted = False
         # /moa on|off: (the choice, moa.enabled when it was made); a later change of the setting wins.
         self._moa_choice: tuple[bool, bool] | None = None
+        self._moa_turn: _MoaTurn | None = None  # the running turn's, for its overflow recovery
         # The breaker's count is kept in the file, so a reopened session is still (or no longer) tripped.
         self.breaker = CompactionBreaker.restore(saved_state(store.entries))
         self._breaker_saved = self.breaker.state()
@@ -330,7 +328,7 @@ class AgentSession:
             system_prompt=system_prompt(self.workspace),
             emit=self._emit,
             reasoning_effort=None if thinking == "off" else thinking,
-            request_messages=None if moa is None else moa.request_messages,
+            request_messages=None if moa is None else moa.drafts,
         )
 
     # --- Mixture of Agents ------------------------------------------------------------------
@@ -359,19 +357,25 @@ class AgentSession:
         options = MoaOptions(
             tuple(config.reference_models), self.moa_aggregator, config.max_concurrency, config.timeout_s
         )
-        system_prompt = reference_system_prompt(str(self.workspace), date.today().isoformat())
+        reference_prompt = reference_system_prompt(str(self.workspace), date.today().isoformat())
         self._set_state(streaming=True)
         try:
             record = await MixtureOfAgents(self.provider, options, self._emit).consult(
-                self.store, system_prompt
+                self.store, reference_prompt
             )
         except BaseException:
             self._set_state(streaming=False)
             raise
-        guidance = aggregator_guidance(record)
-        if guidance is None:
-            return _MoaTurn(options.aggregator, None)  # every reference failed: the aggregator answers alone
-        return _MoaTurn(options.aggregator, lambda messages: with_guidance(messages, guidance))
+        if record.all_failed:
+            return _MoaTurn(options.aggregator, None)  # the aggregator answers alone
+        window = self.provider.context_window(options.aggregator)
+        fixed = (
+            turn_tokens(system_prompt(self.workspace))
+            + turn_tokens(json.dumps(tool_definitions(self.tools)))
+            + min(self.settings.compaction.reserve_tokens, window // 4)  # room for the reply
+        )
+        drafts = AggregatorDrafts(record, options.aggregator, window, fixed, self._emit)
+        return _MoaTurn(options.aggregator, drafts)
 
     # --- running one operation at a time ----------------------------------------------------
     @property
@@ -432,6 +436,7 @@ class AgentSession:
         self._emit(TurnStart(prompt_text))
         budget = IterationBudget(self.settings.agent.max_iterations)
         moa: _MoaTurn | None = None
+        self._moa_turn = None
         try:
             if prompt_text is not None:
                 last = self._last_assistant()
@@ -444,7 +449,7 @@ class AgentSession:
                     "timestamp": now_ms(),
                 }
                 self._append(user)
-                moa = await self._consult_references()
+                moa = self._moa_turn = await self._consult_references()
             outcome = await self._stream(budget, moa)
             while (follow_up := await self._after_reply(outcome, budget)) is not None:
                 if follow_up == _RETRY:
@@ -457,6 +462,8 @@ class AgentSession:
         except asyncio.CancelledError:
             self._emit(TurnEnd("aborted", None))
             raise
+        finally:
+            self._moa_turn = None
         self._emit(TurnEnd(outcome.reason, outcome.message))
         return outcome
 
@@ -472,7 +479,7 @@ class AgentSession:
         message = outcome.message
         if message is None:
             return None
-        overflow = is_context_overflow(message, self.context_window)
+        overflow = is_context_overflow(message, self._acting_window(message))
         if message["stopReason"] == "error" and not overflow:
             self._emit(Notice("error", message.get("errorMessage") or "The model call failed."))
         follow_up = await self._check_compaction(message, skip_aborted=True)
@@ -509,9 +516,22 @@ class AgentSession:
                 return iso_to_ms(entry.get("timestamp"))
         return None
 
-    def _same_model(self, message: Message) -> bool:
-        provider, model_id = model_info.split_model(self.model)
-        return (message.get("provider"), message.get("model")) == (provider, model_id)
+    def _acting_model(self, message: Message) -> str | None:
+        """The model acting for the session that wrote ``message``: the main model, or the MoA
+        aggregator while MoA is on (its window may be smaller); None for a reply from any other model."""
+        candidates = [self.model]
+        if self.moa_enabled:
+            candidates.append(self.moa_aggregator)
+        for model in candidates:
+            provider, model_id = model_info.split_model(model)
+            if (message.get("provider"), message.get("model")) == (provider, model_id):
+                return model
+        return None
+
+    def _acting_window(self, message: Message) -> int:
+        """The context window that ``message``'s reply had to fit: its acting model's, else the main one's."""
+        acting = self._acting_model(message)
+        return self.context_window if acting is None else self.provider.context_window(acting)
 
     async def _check_compaction(
         self, message: Message, *, skip_aborted: bool, before_prompt: bool = False
@@ -527,14 +547,16 @@ class AgentSession:
         # Stale guard (pi #1382): a reply from before the latest compaction says nothing about the context now.
         if latest_ms is not None and (message.get("timestamp") or 0) <= latest_ms:
             return None
-        window = self.context_window
+        # The window of the model that replied (a MoA aggregator's may be smaller than the main model's).
+        acting = self._acting_model(message)
+        window = self._acting_window(message)
         limit = self._threshold(window)
         usage = assistant_usage(message)
         if usage is not None:
             self.breaker.observe(calculate_context_tokens(usage), limit)
             self._save_breaker()
-        if self._same_model(message) and is_context_overflow(message, window):
-            return await self._recover_from_overflow(message, before_prompt)
+        if acting is not None and is_context_overflow(message, window):
+            return await self._recover_from_overflow(message, before_prompt, acting, window)
         path = self.store.get_branch()
         context = context_from_path(path)
         messages = context.messages
@@ -561,7 +583,7 @@ class AgentSession:
             if (text := self.breaker.notice(limit)) is not None:
                 self._emit(Notice("warning", text))
             return None
-        result = await self._auto_compact("threshold", will_retry=False)
+        result = await self._auto_compact("threshold", will_retry=False, context_window=window)
         if isinstance(result, CompactionResult):
             self.breaker.compacted(tokens)
         elif isinstance(result, CompactionSkip):
@@ -604,9 +626,14 @@ class AgentSession:
                 )
             )
 
-    async def _recover_from_overflow(self, message: Message, before_prompt: bool) -> str | None:
+    async def _recover_from_overflow(
+        self, message: Message, before_prompt: bool, model: str, window: int
+    ) -> str | None:
+        """Compact for ``model``'s window and retry once. A MoA aggregator's retry keeps the turn's drafts,
+        fitted to the room the compaction made; if it found nothing to compact, the drafts are halved
+        instead (they may be what overflowed)."""
         if self._overflow_attempted:
-            text = prompts.render("overflow_failed", model=self.model)
+            text = prompts.render("overflow_failed", model=model)
             end = CompactionEnd("overflow", "error", error_message=text)
             self._emit(end)
             await self._compaction_hook(end)
@@ -617,15 +644,19 @@ class AgentSession:
         if is_error:
             self._drop_failed_reply(message)
         will_retry = is_error and not before_prompt
-        result = await self._auto_compact("overflow", will_retry=will_retry)
+        result = await self._auto_compact("overflow", will_retry=will_retry, context_window=window)
+        drafts = self._moa_turn.drafts if self._moa_turn is not None else None
         if isinstance(result, CompactionResult):
             self.breaker.compacted(result.tokens_before)
             self._save_breaker()
-        elif isinstance(result, CompactionSkip) and is_error:
+            return _RETRY if will_retry else None
+        if will_retry and drafts is not None and model == drafts.aggregator and drafts.shrink():
+            return _RETRY
+        if isinstance(result, CompactionSkip) and is_error:
             # "Nothing to compact" alone would hide that the request itself failed.
-            text = prompts.render("overflow_unrecovered", model=self.model, reason=result.message)
+            text = prompts.render("overflow_unrecovered", model=model, reason=result.message)
             self._emit(Notice("error", text))
-        return _RETRY if will_retry and isinstance(result, CompactionResult) else None
+        return None
 
     def _drop_failed_reply(self, message: Message) -> None:
         """Take the overflow error out of the context by moving the leaf to its parent.
@@ -648,9 +679,9 @@ class AgentSession:
             self.store.branch(parent)
 
     async def _auto_compact(
-        self, reason: CompactionReason, *, will_retry: bool
+        self, reason: CompactionReason, *, will_retry: bool, context_window: int | None = None
     ) -> CompactionResult | CompactionSkip | None:
-        end = await self._run_compaction(reason, None, will_retry)
+        end = await self._run_compaction(reason, None, will_retry, context_window=context_window)
         return end.result or end.skip
 
     async def _compaction_hook(self, event: CompactionStart | CompactionEnd) -> None:
