@@ -15,6 +15,12 @@ def inspector(app) -> CompactionInspector | None:
     return app.screen if isinstance(app.screen, CompactionInspector) else None
 
 
+def drawn(app) -> CompactionInspector | None:
+    """The inspector once it shows a whole compaction (a preview opens while its summary is written)."""
+    view = inspector(app)
+    return view if view is not None and not view.generating else None
+
+
 async def test_inspect_shows_the_three_parts_and_u_undoes(tmp_path, monkeypatch):
     path, names = compacted_session(tmp_path, later=False)
     app = app_on(tmp_path, monkeypatch, path)
@@ -66,7 +72,7 @@ async def test_preview_writes_nothing_until_enter_and_then_exactly_that_summary(
         screen = await ready(pilot, app)
         before = path.read_bytes()
         await submit(pilot, "/compact --preview keep the answers")
-        view = await wait_until(pilot, lambda: inspector(app), f"the preview {app.notes}", guard=10)
+        view = await wait_until(pilot, lambda: drawn(app), f"the preview {app.notes}")
         assert view.preview and "Preview: not written" in screen_text(app)
         assert path.read_bytes() == before
         await pilot.press("escape")
@@ -79,7 +85,7 @@ async def test_preview_writes_nothing_until_enter_and_then_exactly_that_summary(
         await pilot.press("minus", "minus")
         keep = screen.timeline.what_if_settings[0]
         await pilot.press("p")
-        view = await wait_until(pilot, lambda: inspector(app), "the preview from the what-if")
+        view = await wait_until(pilot, lambda: drawn(app), "the preview from the what-if")
         shown = view.inspection.summary
         assert view.inspection.facts.keep_recent_tokens == keep
         assert path.read_bytes() == before

@@ -80,6 +80,7 @@ from tui.compaction.errors import CompactionCancelled, CompactionFailed
 from tui.compaction.head_tail import HeadTailConfig
 from tui.compaction.hook_payload import compaction_result_payload
 from tui.compaction.summarizer import SummarizeFn
+from tui.compaction.summary_stream import SummarySink, streaming
 from tui.compaction.tokens import (
     assistant_usage,
     calculate_context_tokens,
@@ -852,11 +853,13 @@ class AgentSession:
         strategy: str | None = None,
         calibrate: bool | None = None,
         context_window: int | None = None,
+        on_text: SummarySink | None = None,
     ) -> CompactionDraft | CompactionSkip | None:
         """The compaction that :meth:`compact` would write with these values, written nowhere.
 
         The dry run and the preview call it; :meth:`commit_draft` writes the draft as it is (no second
-        model call). None when it was aborted; a summarizer failure in "abort" mode raises.
+        model call). None when it was aborted; a summarizer failure in "abort" mode raises. ``on_text``
+        gets the summary calls' text as it streams (:mod:`tui.compaction.summary_stream`).
         """
         await self._abort_and_wait()
         settings = (
@@ -873,7 +876,8 @@ class AgentSession:
             hooks=self.hooks,
             summary_model=self.summary_model,
         )
-        return await self._exclusive(job)
+        with streaming(on_text):  # the job's task is created inside: it and its calls see the sink
+            return await self._exclusive(job)
 
     async def commit_draft(self, draft: CompactionDraft) -> CompactionResult:
         """Write a draft from :meth:`draft_compaction`; raises :class:`StaleDraft` if the session moved on."""

@@ -51,7 +51,8 @@ class _ProviderSummarize:
 
     async def __call__(self, system_prompt: str, prompt: str, max_tokens: int) -> str:
         from tui.agent.litellm_loader import load_litellm_async
-        from tui.agent.stream_events import Done
+        from tui.agent.stream_events import Done, RetryScheduled, TextDelta
+        from tui.compaction.summary_stream import emit
 
         effort = self.reasoning_effort
         if effort == AUTO:
@@ -67,7 +68,11 @@ class _ProviderSummarize:
             max_tokens=limit,
             reasoning_effort=effort,
         ):
-            if isinstance(event, Done):
+            if isinstance(event, TextDelta):
+                emit(event.text)  # a preview shows the summary as it is written
+            elif isinstance(event, RetryScheduled) and event.partial is not None:
+                emit(None)  # the retry writes it again from the start
+            elif isinstance(event, Done):
                 done = event
         if done is not None and isinstance(done.message.get("usage"), dict):
             self.meter.add(done.message["usage"])  # a failed call may still have been paid for

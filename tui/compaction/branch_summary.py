@@ -29,6 +29,7 @@ from tui.compaction.summarizer import (
     call_summarizer,
 )
 from tui.compaction.summary_input import summarizer_transcript
+from tui.compaction.summary_stream import PART_BRANCH
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import entry_to_message
 from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, Message, is_custom
@@ -151,7 +152,9 @@ async def generate_branch_summary(
         prompt = build_summary_prompt(
             summarizer_transcript(preparation.messages), base, custom_instructions=focus
         )
-        notes = await call_summarizer(summarize, prompt, BRANCH_SUMMARY_MAX_TOKENS, "Branch summary failed")
+        notes = await call_summarizer(
+            summarize, prompt, BRANCH_SUMMARY_MAX_TOKENS, "Branch summary failed", PART_BRANCH
+        )
     text = prompts.load("branch_summary_preamble") + "\n\n" + notes
     return BranchSummary(
         text + format_file_operations(read_files, modified_files), read_files, modified_files

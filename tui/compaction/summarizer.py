@@ -24,6 +24,7 @@ from tui.compaction.errors import SummaryError
 from tui.compaction.file_ops import compute_file_lists, format_file_operations
 from tui.compaction.plan import CompactionPlan
 from tui.compaction.summary_input import summarizer_transcript
+from tui.compaction.summary_stream import PART_SHORT, PART_SUMMARY, PART_TURN_PREFIX, summary_part
 from tui.compaction.tool_trail import format_trail
 from tui.session.entries import Message
 
@@ -112,10 +113,15 @@ def build_summary_prompt(
     return "\n\n".join(parts)
 
 
-async def call_summarizer(summarize: SummarizeFn, prompt: str, max_tokens: int, failure: str) -> str:
-    """One call; any failure or an empty answer becomes :class:`SummaryError` (an abort propagates)."""
+async def call_summarizer(
+    summarize: SummarizeFn, prompt: str, max_tokens: int, failure: str, part: str = PART_SUMMARY
+) -> str:
+    """One call; any failure or an empty answer becomes :class:`SummaryError` (an abort propagates).
+
+    ``part`` names what the call writes for a preview that streams it (:mod:`summary_stream`)."""
     try:
-        answer = await summarize(prompts.load("summary_system"), prompt, max_tokens)
+        with summary_part(part):
+            answer = await summarize(prompts.load("summary_system"), prompt, max_tokens)
     except SummaryError as exc:
         raise SummaryError(f"{failure}: {exc}") from exc
     except Exception as exc:  # provider and transport errors of any kind
@@ -157,7 +163,9 @@ async def generate_turn_prefix_summary(
 ) -> str:
     """The opening of a split turn; it gets no earlier notes and no custom instructions (pi)."""
     prompt = build_summary_prompt(summarizer_transcript(messages), prompts.load("summary_turn_prefix"))
-    return await call_summarizer(summarize, prompt, max_tokens, "Turn prefix summarization failed")
+    return await call_summarizer(
+        summarize, prompt, max_tokens, "Turn prefix summarization failed", PART_TURN_PREFIX
+    )
 
 
 # A summarize function with this attribute set answers with the short summary too (a remote endpoint):
@@ -186,7 +194,7 @@ async def generate_short_summary(
         previous_summary=previous_summary,
         additional_context=additional_context,
     )
-    return await call_summarizer(summarize, prompt, max_tokens, "Short summary failed")
+    return await call_summarizer(summarize, prompt, max_tokens, "Short summary failed", PART_SHORT)
 
 
 async def with_short_summary(

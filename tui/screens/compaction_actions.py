@@ -9,6 +9,7 @@ timeline redraw. Session settings (``a`` in the timeline's what-if, ``/session-s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -178,27 +179,54 @@ async def preview_compaction_flow(
             "Wait for the current reply or compaction to finish (or press Esc).", severity="warning"
         )
         return
-    screen.status.message = "previewing a compaction (nothing is written)… esc to cancel"
-    try:
-        draft = await agent.draft_compaction(
+    # The inspector opens at once and the summary streams into it; Esc there cancels the calls.
+    view = CompactionInspector(None, preview=True)
+    choice: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+    # Awaited: the inspector is mounted before any text (or the finished draft) is drawn into it.
+    await screen.app.push_screen(view, lambda result: None if choice.done() else choice.set_result(result))
+    drafting = asyncio.ensure_future(
+        agent.draft_compaction(
             instructions,
             keep_recent_tokens=keep_recent_tokens,
             reserve_tokens=reserve_tokens,
             strategy=strategy,
+            on_text=view.stream,
         )
-    except Exception as exc:  # the summarizer failed in "abort" mode: nothing was written either
-        screen.notify(f"The preview failed: {exc}", severity="error")
-        return
+    )
+    screen.status.message = "previewing a compaction (nothing is written)… esc to cancel"
+    try:
+        await asyncio.wait({drafting, choice}, return_when=asyncio.FIRST_COMPLETED)
+        if not drafting.done():  # closed while the summary was being written
+            agent.abort()
+            await asyncio.gather(drafting, return_exceptions=True)
+            screen.notify("Preview cancelled; nothing was written.", severity="warning")
+            return
     finally:
         screen.status.message = ""
+        if not drafting.done():  # this flow was cancelled itself: the calls must not run on unseen
+            agent.abort()
+
+    def close() -> None:
+        if not choice.done() and view.is_attached and screen.app.screen is view:
+            view.dismiss(None)
+
+    try:
+        draft = drafting.result()
+    except Exception as exc:  # the summarizer failed in "abort" mode: nothing was written either
+        close()
+        screen.notify(f"The preview failed: {exc}", severity="error")
+        return
     if draft is None:
+        close()
         screen.notify("Preview cancelled; nothing was written.", severity="warning")
         return
     if isinstance(draft, CompactionSkip):
+        close()
         screen.notify(draft.message)
         return
-    inspection = inspect_draft(agent.store.get_branch(), draft)
-    if await screen.app.push_screen_wait(CompactionInspector(inspection, preview=True)) != "commit":
+    if not choice.done():
+        await view.show(inspect_draft(agent.store.get_branch(), draft))
+    if await choice != "commit":
         screen.notify("Preview discarded; nothing was written.")
         return
     try:

@@ -5,7 +5,9 @@ Three parts under a header of facts: the summarised messages (each with its toke
 kept messages. The data is a :class:`~tui.compaction.inspect.CompactionInspection`, from a stored
 compaction or from a preview (a draft not written yet). For a stored one, ``u`` asks the main screen to
 undo it and ``g`` to go to it in the tree (Enter on a compaction row opens the inspector); for a preview, Enter writes exactly the summary shown (the main screen commits the draft, no
-second model call) and Esc discards it. The screen dismisses with ``"commit"``, ``"undo"``, ``"navigate"`` or None.
+second model call) and Esc discards it. A preview opens before its summary exists (``inspection`` None):
+the summary calls' text streams in (:meth:`CompactionInspector.stream`), Esc cancels them, and
+:meth:`CompactionInspector.show` then draws the finished draft; Enter does nothing until then. The screen dismisses with ``"commit"``, ``"undo"``, ``"navigate"`` or None.
 Text from the session or a model is sanitised; the summary's Markdown parses no HTML.
 """
 
@@ -21,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Collapsible, DataTable, Footer, Static
 
 from tui.compaction.inspect import CompactionInspection, InspectedMessage
+from tui.compaction.summary_stream import PART_SHORT, PART_SUMMARY, PART_TURN_PREFIX
 from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 from widgets.chunked_markdown import ChatMarkdown
@@ -80,7 +83,15 @@ class CompactionInspector(Screen[str | None]):
     CompactionInspector DataTable { height: 1fr; }
     CompactionInspector .inspector-note { color: $text-muted; padding: 0 1; }
     CompactionInspector #inspector-summary { padding: 0 1; height: 1fr; }
+    CompactionInspector #inspector-stream-part { height: 1fr; }
+    CompactionInspector #inspector-stream { padding: 0 1; }
     """
+    # The order the streamed parts are shown in, and their headings.
+    STREAM_PARTS = (
+        (PART_SUMMARY, "Summary"),
+        (PART_TURN_PREFIX, "Turn prefix"),
+        (PART_SHORT, "Short summary"),
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="inspector.close"),
         # Priority: the tables' own Enter (select a row) must not swallow the commit of a preview.
@@ -90,13 +101,64 @@ class CompactionInspector(Screen[str | None]):
         Binding("tab", "app.focus_next", "Next part", show=False, id="inspector.next"),
     ]
 
-    def __init__(self, inspection: CompactionInspection, *, preview: bool = False) -> None:
+    def __init__(self, inspection: CompactionInspection | None, *, preview: bool = False) -> None:
         super().__init__()
         self.inspection = inspection
-        self.preview = preview
+        self.preview = preview or inspection is None
+        self._streamed: dict[str, str] = {}
+        self._stream_dirty = False
+
+    @property
+    def generating(self) -> bool:
+        """A preview whose summary is still being written."""
+        return self.inspection is None
+
+    @property
+    def streamed_text(self) -> str:
+        """What the summary calls have written so far, as shown while generating."""
+        return self._stream_text().plain
+
+    def stream(self, part: str, text: str | None) -> None:
+        """A piece of ``part``'s text (None: that call starts over after a retry); drawn at the next tick."""
+        self._streamed[part] = "" if text is None else self._streamed.get(part, "") + text
+        self._stream_dirty = True
+
+    def _stream_text(self) -> Text:
+        known = dict(self.STREAM_PARTS)
+        order = [p for p, _ in self.STREAM_PARTS] + [p for p in self._streamed if p not in known]
+        text = Text()
+        for part in order:
+            if self._streamed.get(part):
+                if text:
+                    text.append("\n\n")
+                text.append(known.get(part, part) + "\n", style="bold")
+                text.append_text(safe_text(self._streamed[part]))
+        return text or Text("Waiting for the model…", style="dim")
+
+    def _flush_stream(self) -> None:
+        if self._stream_dirty and self.generating:
+            self._stream_dirty = False
+            self.query_one("#inspector-stream", Static).update(self._stream_text())
+
+    async def show(self, inspection: CompactionInspection) -> None:
+        """The preview's draft is ready: draw it (Enter then writes exactly this summary)."""
+        self.inspection = inspection
+        await self.recompose()
+        self._fill_tables()
+        self.refresh_bindings()
 
     def compose(self) -> ComposeResult:
         inspection = self.inspection
+        if inspection is None:
+            yield Static(
+                Text("Preview: generating the summary · nothing is written · Esc cancels"),
+                id="inspector-header",
+            )
+            with VerticalScroll(classes="inspector-part", id="inspector-stream-part"):
+                yield Static(Text("Preview summary, as the model writes it"), classes="inspector-title")
+                yield Static(self._stream_text(), id="inspector-stream")
+            yield Footer()
+            return
         yield Static(Text("\n".join(header_lines(inspection, self.preview))), id="inspector-header")
         with Horizontal(id="inspector-body"):
             with Vertical(classes="inspector-part", id="inspector-summarised-part"):
@@ -136,6 +198,7 @@ class CompactionInspector(Screen[str | None]):
         yield Footer()
 
     def _files_text(self) -> str:
+        assert self.inspection is not None
         read, modified = self.inspection.read_files, self.inspection.modified_files
         lines = [
             f"Read: {', '.join(read) if read else 'none'}",
@@ -144,6 +207,14 @@ class CompactionInspector(Screen[str | None]):
         return sanitize("\n".join(lines))
 
     def on_mount(self) -> None:
+        if self.inspection is None:
+            # Many small deltas: redraw the streamed text at most ten times a second.
+            self.set_interval(0.1, self._flush_stream)
+            return
+        self._fill_tables()
+
+    def _fill_tables(self) -> None:
+        assert self.inspection is not None
         for table_id, rows in (
             ("#inspector-summarised", self.inspection.summarised),
             ("#inspector-kept", self.inspection.kept),
@@ -160,7 +231,7 @@ class CompactionInspector(Screen[str | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "commit":
-            return self.preview
+            return self.preview and not self.generating
         if action in ("undo", "go"):
             return not self.preview
         return True
@@ -169,7 +240,7 @@ class CompactionInspector(Screen[str | None]):
         self.dismiss(None)
 
     def action_commit(self) -> None:
-        if self.preview:
+        if self.preview and not self.generating:
             self.dismiss("commit")
 
     def action_go(self) -> None:
