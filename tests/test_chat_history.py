@@ -238,6 +238,12 @@ async def test_f9_shows_exactly_the_context_and_back(tmp_path, monkeypatch):
         chat = screen.chat
         await wait_until(pilot, lambda: chat.first_loaded == 0 and chat.message_widgets, "the chat")
         assert chat.view == "history"
+        # F1 help lists the key (remappable by its id) and says what the two views are; so does the footer.
+        from tui.screens.help import help_markdown
+
+        helped = help_markdown(screen)
+        assert "| `f9` | View | `main.toggle_chat_view` |" in helped and "the context view" in helped
+        await wait_until(pilot, lambda: "f9 View" in screen_text(app), "the key in the footer")
         await pilot.press("f9")
         store = app.session.store
         context = [e["id"] for e in displayed_entries(store)]

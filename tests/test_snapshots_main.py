@@ -1,7 +1,8 @@
 """Snapshots of the real main screen on the demo session at 120×40 and 80×24.
 
-Variants: the main screen as opened, the tree pane open, the expanded timeline, the settings screen (F5) and
-the "Summarize branch?" dialog (Enter on another entry in the tree pane). The host is
+Variants: the main screen as opened, the tree pane open, the expanded timeline, the settings screen (F5),
+the "Summarize branch?" dialog (Enter on another entry in the tree pane) and the chat's history view at its
+compaction dividers. The host is
 tests/snap_apps/main_app.py: fixed directories, no user settings, no key (the offline model), start-up
 notifications cleared and cursors still.
 """
@@ -52,6 +53,15 @@ async def settings_screen(pilot: Any) -> None:
     still(pilot.app)
 
 
+async def history_view(pilot: Any) -> None:
+    from tui.screenshot import show_history
+
+    screen = await settle(pilot)
+    await show_history(pilot, screen)  # the README's history-view screenshot, at this size
+    still(pilot.app)
+    await pilot.pause()
+
+
 async def summary_dialog(pilot: Any) -> None:
     await tree_pane(pilot)
     await pilot.press("enter")
@@ -65,6 +75,7 @@ VARIANTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "timeline": timeline_expanded,
     "settings": settings_screen,
     "summary-dialog": summary_dialog,
+    "history-view": history_view,
 }
 
 

@@ -141,7 +141,8 @@ class CompactionDivider(ChatMessage):
     DEFAULT_CSS = """
     CompactionDivider {
         border-left: none; border-top: heavy $warning 60%; padding: 0 1;
-        & > .message--header > .message--title { color: $warning; }
+        & > .message--header { height: auto; }
+        & > .message--header > .message--title { color: $warning; text-wrap: wrap; }
         & > Collapsible { background: transparent; border-top: none; padding: 0; }
         & CollapsibleTitle { color: $warning 80%; }
         & Collapsible > Contents { padding: 0 0 0 2; }
