@@ -6,6 +6,8 @@ and check the tree pane and the chat follow.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets._tooltip import Tooltip
@@ -282,19 +284,36 @@ async def test_clicking_a_segment_selects_it_in_the_tree_and_scrolls_the_chat(tm
         await wait_until(pilot, lambda: any(w.entry_id == answer for w in chat.message_widgets), "mounted")
 
 
-async def test_a_summarised_segment_selects_the_tree_row_and_says_it_is_not_in_the_chat(
+async def test_a_summarised_segment_opens_its_fold_in_the_history_view_and_not_in_the_context_view(
     tmp_path, monkeypatch
 ):
     path, names = compacted_session(tmp_path, later=True)
     app = app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        timeline = screen.timeline
+        timeline, chat = screen.timeline, screen.chat
+        assert not any(item.entry_id == names["first"] for item in chat.items)  # folded, not drawn
         timeline.focus()
         await pilot.press("right")  # the oldest segment: the first question, summarised
         view = screen.tree_pane.view
         await wait_until(pilot, lambda: view.selected_id == names["first"], "the tree row")
+
+        def first_on_screen() -> bool:
+            widget = next((w for w in chat.message_widgets if w.entry_id == names["first"]), None)
+            return (
+                widget is not None
+                and chat.scroll_y <= widget.virtual_region.y < chat.scroll_y + chat.size.height
+            )
+
+        await wait_until(pilot, first_on_screen, "the fold opened and scrolled to the question")
+        assert timeline.has_focus
+        # The context view does not draw what was summarised: the tree moves, the status line says so.
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: getattr(chat, "view", "") == "context", "the context view")
+        timeline.focus()
+        await pilot.press("escape", "right")
         await wait_until(pilot, lambda: "not in the chat" in screen.status.message, "the status line")
+        assert view.selected_id == names["first"]
 
 
 # --- the context chart and the breakdown in the panel ------------------------------------------------
@@ -387,3 +406,45 @@ async def test_the_expanded_timeline_shows_the_context_breakdown_of_the_agent(tm
             if category.tokens:
                 assert f"{category.name}" in shown, category
         assert "Context over" in shown  # and the chart under it
+
+
+async def test_a_hostile_label_is_shown_literally_in_the_tooltip():
+    path = compacted_path(usage=True)
+    app = Host(path)
+    hostile = "[/] [bold red]boom[/bold red] \x1b]52;c;aGk=\x07 \u202e"
+    async with app.run_test(size=(80, 24), tooltips=True) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(pilot, lambda: widget._layout is not None, "the bar")
+        timeline = widget.timeline
+        tool = next(i for i, s in enumerate(timeline.segments) if s.kind == "tool" and s.region == "after")
+        target = timeline.segments[tool].entry_id
+        widget.label_of = lambda entry_id: hostile if entry_id == target else None
+        await hover(pilot, (PAD + owned_column(widget._layout, tool), 1))
+        await wait_until(pilot, lambda: target in tooltip_text(app), "the tooltip")
+        text = tooltip_text(app)
+        assert "[/] [bold red]boom[/bold red]" in text  # markup shown, not applied (nor raised)
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        await pilot.press("right")  # the pointer row says the same, as text
+        await wait_until(pilot, lambda: widget.selected_entry_id is not None, "a selection")
+        assert app.is_running
+
+
+async def test_escape_clears_the_selection_and_still_reaches_the_screen():
+    """Escape in the timeline must still cancel a running reply (the screen's Escape) when it clears."""
+    from textual.binding import Binding
+
+    class EscapeHost(Host):
+        BINDINGS: ClassVar = [Binding("escape", "screen_escape", "Cancel")]
+        escapes = 0
+
+        def action_screen_escape(self) -> None:
+            self.escapes += 1
+
+    app = EscapeHost()
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await pilot.press("left")
+        await wait_until(pilot, lambda: widget.selected_entry_id is not None, "a selection")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.escapes == 1, "the screen's escape")
+        assert widget.selected_entry_id is None

@@ -434,21 +434,50 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
 
     async def scroll_to_entry(self, entry_id: str) -> bool:
         """Scroll so the message of ``entry_id`` is at the top, loading older messages until it is
-        mounted; False when the chat does not show that entry (a tool result shows with its call)."""
-        index = next((i for i, item in enumerate(self._items) if item.entry_id == entry_id), None)
-        if index is None:
+        mounted and opening the fold that holds it (history view); False when the chat does not show
+        that entry (a tool result shows with its call)."""
+
+        def find() -> int | None:
+            return next((i for i, item in enumerate(self._items) if item.entry_id == entry_id), None)
+
+        index = find()
+        if index is None and (state := self._fold_holding(entry_id)) is not None:
+            fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
+            if fold_at is None or not await self._mount_from(fold_at):
+                return False
+            if not state.expanded:
+                await self.toggle_fold(state)
+            while (index := find()) is None and state.expanded and state.shown < len(state.items):
+                shown = state.shown
+                await self.toggle_fold(state, more=True)
+                if state.shown == shown:
+                    break
+        if index is None or not await self._mount_from(index):
             return False
+        if not 0 <= index - self._first < len(self._mounted):
+            return False  # pruned or redrawn meanwhile
+        widget = self._mounted[index - self._first]
+        await self._next_refresh()  # the freshly mounted messages need their heights first
+        self.scroll_to_widget(widget, top=True, animate=False, immediate=True)
+        return True
+
+    def _fold_holding(self, entry_id: str) -> FoldState | None:
+        """The folded run (history view) whose summarised messages hold ``entry_id``."""
+        for item in self._items:
+            row = item.row
+            folded = row.state.items if row is not None and row.kind == "fold" and row.state else ()
+            if any(message.entry_id == entry_id for message in folded):
+                return row.state if row is not None else None
+        return None
+
+    async def _mount_from(self, index: int) -> bool:
+        """Load older messages until item ``index`` is mounted; False if that cannot happen."""
         while index < self._first:
             if not await self.load_earlier():
                 if self._loading:  # a backfill is running: let it finish, then go on
                     await self._next_refresh()
                     continue
                 return False
-        if not 0 <= index - self._first < len(self._mounted):
-            return False  # pruned or redrawn meanwhile
-        widget = self._mounted[index - self._first]
-        await self._next_refresh()  # the freshly mounted messages need their heights first
-        self.scroll_to_widget(widget, top=True, animate=False, immediate=True)
         return True
 
     # Appending -------------------------------------------------------------------------------------

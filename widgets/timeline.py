@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
 from rich.style import Style
+from rich.text import Text
 from textual import work
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.events import Click, Leave, MouseEvent, MouseMove
 from textual.geometry import Size
@@ -640,9 +642,12 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
     def action_cancel_compaction(self) -> None:
         if self._compacting is not None:
             self.post_message(self.CancelRequested())
-        else:  # Escape with nothing running clears what the keys or the mouse selected
-            self._selected = self._past_selected = None
-            self._redraw()
+            return
+        # Escape with no compaction running clears what the keys or the mouse selected, and goes on to
+        # the screen (whose Escape cancels a running reply).
+        self._selected = self._past_selected = None
+        self._redraw()
+        raise SkipAction()
 
     def _segment_index(self, entry_id: str | None) -> int | None:
         timeline = self._timeline
@@ -769,8 +774,10 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
                 text = compaction_text(past[value]) if value in past else None
             else:
                 text = value
-        if text != self.tooltip:
-            self.tooltip = text
+        # Rich Text, never a str: Textual would parse a str tooltip as markup (a label "[/]" would raise).
+        shown = self.tooltip.plain if isinstance(self.tooltip, Text) else None
+        if text != shown:
+            self.tooltip = Text(text) if text is not None else None
 
     def on_leave(self, event: Leave) -> None:
         self.tooltip = None
