@@ -448,3 +448,20 @@ async def test_escape_clears_the_selection_and_still_reaches_the_screen():
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.escapes == 1, "the screen's escape")
         assert widget.selected_entry_id is None
+
+
+def test_the_chart_takes_the_timelines_compaction_sizes_and_agrees_with_the_export():
+    from tui.compaction.timeline import build_timeline
+    from tui.export.chart import context_series
+
+    path = compacted_path(usage=True, reason=None)  # no tokensAfter stored: the export rebuilds it
+    timeline = build_timeline(path, context_window=WINDOW, reserve_tokens=RESERVE, keep_recent_tokens=KEEP)
+    known = {c.entry_id: c.tokens_after for c in timeline.compactions}
+    rebuilt, given = context_series(path), context_series(path, known)
+    assert [(s.kind, s.entry_id, s.tokens) for s in rebuilt] == [
+        (s.kind, s.entry_id, s.tokens) for s in given
+    ]
+    (compaction,) = [s for s in given if s.kind == "compaction"]
+    assert compaction.after == known[compaction.entry_id]
+    rebuilt_after = next(s.after for s in rebuilt if s.kind == "compaction")
+    assert abs(compaction.after - rebuilt_after) <= 0.05 * rebuilt_after  # the same estimate, near enough

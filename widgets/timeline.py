@@ -1150,7 +1150,9 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         if self._samples is None:
             from tui.export.chart import context_series
 
-            self._samples = context_series(self._path)
+            # The timeline knows each compaction's size after it: no context rebuilt per compaction.
+            known = {c.entry_id: c.tokens_after for c in self._timeline.compactions} if self._timeline else {}
+            self._samples = context_series(self._path, known)
         return self._samples
 
     def context_breakdown(self) -> ContextBreakdown | None:

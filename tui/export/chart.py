@@ -12,7 +12,7 @@ stays within the page's Content-Security-Policy. Hovering a point shows its figu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -36,19 +36,25 @@ class Sample:
     after: int | None = None
 
 
-def context_series(path: Sequence[Entry]) -> list[Sample]:
-    """The context size at each reply and each compaction on ``path``, in order."""
+def context_series(path: Sequence[Entry], tokens_after: Mapping[str, int] | None = None) -> list[Sample]:
+    """The context size at each reply and each compaction on ``path``, in order.
+
+    ``tokens_after`` may give a compaction's size after it when the caller knows it already (the
+    timeline does): the context is then not rebuilt for it, which is most of the time on long paths.
+    """
     samples: list[Sample] = []
     running = 0
     for index, entry in enumerate(path):
         if entry.get("type") == "compaction":
             details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
             stored = (details.get("kompakt") or {}).get("tokensAfter") if isinstance(details, dict) else None
-            after = (
-                stored
-                if isinstance(stored, int)
-                else sum_tokens(context_from_path(path[: index + 1]).messages)
-            )
+            known = (tokens_after or {}).get(str(entry.get("id")))
+            if isinstance(stored, int):
+                after = stored
+            elif known is not None:
+                after = known
+            else:
+                after = sum_tokens(context_from_path(path[: index + 1]).messages)
             before = int(entry.get("tokensBefore") or running)
             samples.append(Sample("compaction", str(entry.get("id")), before, False, after))
             running = after
