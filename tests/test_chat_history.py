@@ -293,3 +293,47 @@ async def test_a_compaction_while_watching_redraws_into_the_history_view(tmp_pat
         kept = ids[ids.index(compaction["firstKeptEntryId"]) :]
         assert ids_now[boundary + 1 : -1] == kept  # the kept turns follow, in order
         assert isinstance(chat.message_widgets[-1], CompactionMark)  # where the compaction was written
+
+
+def compacted_path(turns: int) -> list[dict]:
+    """A path of ``turns`` turns and a compaction keeping the last turn (entries with ids, not stored)."""
+    entries = []
+    for n in range(turns):
+        entries += [f.user(f"question {n}"), f.assistant(f"answer {n}")]
+    chained = f.chain(entries)
+    compaction = {
+        "type": "compaction",
+        "summary": "S",
+        "firstKeptEntryId": chained[-2]["id"],
+        "tokensBefore": 900,
+    }
+    return f.chain([*chained, compaction])
+
+
+async def test_a_reply_streaming_through_a_history_redraw_and_a_fold_opening_keeps_its_tool_results():
+    """A compaction's redraw (history view) while a reply streams keeps the reply below the path; opening a
+    fold above it moves it down the item list, and its tool call's result still reaches its widget."""
+    from tests.test_tui_chat import ChatHost, settle
+    from widgets.chat_messages import AssistantMessage, ToolCallView
+
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.pane
+        path = compacted_path(3)
+        await pane.load_history(path[:-1])
+        stream = pane.begin_assistant()
+        await stream.append_text("working")
+        await stream.tool_call_started("t1", "read")
+        await pane.load_history(path)  # the compaction's redraw, mid-stream
+        fold = next(w for w in pane.message_widgets if isinstance(w, FoldRow))
+        await pane.toggle_fold(fold.state)  # the summarised turns mount above the reply
+        await settle(pilot)
+        assert pane.message_widgets[-1] is stream.widget and stream.widget.is_attached
+        await pane.add_tool_result(f.tool_result("t1", "read", "the contents")["message"])
+        view = stream.widget.query_one(ToolCallView)
+        assert view.result is not None and not view.has_class("-running")
+        assert not any(w.__class__.__name__ == "ToolResultMessage" for w in pane.message_widgets)
+        await stream.finish(f.assistant("working", tool_calls=[f.tool_call("read", {}, "t1")])["message"])
+        await settle(pilot)
+        assert isinstance(pane.message_widgets[-1], AssistantMessage)
+        assert "working" in stream.widget.copy_text()

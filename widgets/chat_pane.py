@@ -188,6 +188,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         self._bar = LoadMoreBar()
         self._stream: AssistantStream | None = None
         self._stream_item: ChatItem | None = None
+        self._stream_calls: list[str] = []  # the streaming reply's tool calls (its message has none yet)
         self.view = "history"  # or "context" (tui/screens/chat_view.py draws either)
         # Where printable keys typed on the chat go (the prompt); None leaves them unused.
         self.type_target: Callable[[str], None] | None = None
@@ -250,6 +251,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
                 await self.mount_all(self._mounted, before=live)
             self._items.append(self._stream_item)
             self._mounted.append(live)
+            self._reindex()  # the reply's calls, at its new index
         else:
             await self.mount_all(self._mounted)
         self._bar.show_count(self._first)
@@ -263,6 +265,10 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
             for index, item in enumerate(self._items)
             for call_id in tool_call_ids(item.message)
         }
+        streaming = self._index_of(self._stream_item) if self._stream_item is not None else None
+        if streaming is not None:
+            for call_id in self._stream_calls:
+                self._calls[call_id] = streaming
 
     def _fill_viewport(self) -> None:
         """Heights are estimated before mounting, and Markdown joins single newlines, so text of many
@@ -529,8 +535,11 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         widget = AssistantMessage(item.message)
         self._mounted.append(widget)
 
+        self._stream_calls = []
+
         def register_call(call_id: str) -> None:
-            # Looked up now: a redraw while the reply streamed moved it
+            # Looked up now: a redraw while the reply streamed moved it (and _reindex keeps it after one)
+            self._stream_calls.append(call_id)
             self._calls[call_id] = next(i for i, shown in enumerate(self._items) if shown is item)
 
         def on_finish(message: Message, entry_id: str | None) -> None:
