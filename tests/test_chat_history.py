@@ -121,11 +121,13 @@ def test_hostile_details_and_a_missing_kept_entry_give_a_plain_divider(tmp_path)
     }
     first = store.append_compaction("S", "no-such-id", -3, bad)
     store.append_compaction("T", first["id"], 1200, {"kompakt": {"reason": "[bold]x\x1b[31m"}})
+    store.append_compaction("U", first["id"], 1200, {"kompakt": {"reason": "line\nbreak " * 5000}})
     store.close()
     store = SessionStore.open(store.path)  # as loaded from the file
     assert not store.problems
     branch = store.get_branch()
-    one, two = history_layout(branch).folds
+    one, two, three = history_layout(branch).folds
+    assert "\n" not in divider_text(three) and len(divider_text(three)) < 120  # one short line
     assert one.start == one.end == one.index and one.messages == 0  # its middle is not on this path
     assert one.reason is None and one.duration_ms is None and one.tokens_before == 0
     assert one.tokens_after > 0  # estimated: 1e300 is no count
@@ -133,7 +135,7 @@ def test_hostile_details_and_a_missing_kept_entry_give_a_plain_divider(tmp_path)
     assert two.start == two.end >= one.end and two.messages == 0
     assert divider_text(two).startswith("compacted 0 messages · 1.2k → ")
     items = history_items(branch)
-    assert [i.row.kind for i in items if i.row is not None].count("divider") == 2
+    assert [i.row.kind for i in items if i.row is not None].count("divider") == 3
     divider = CompactionDivider(
         next(i.row for i in items if i.row is not None and i.entry_id == two.compaction_id)
     )

@@ -22,6 +22,7 @@ from tui.compaction.boundary import compaction_boundary
 from tui.compaction.token_text import format_tokens
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import compaction_summary_message, entry_to_message
+from tui.session.display import flat
 from tui.session.entries import Entry
 
 
@@ -132,6 +133,9 @@ def tokens_short(tokens: int) -> str:
     return format_tokens(tokens, trim=False)
 
 
+REASON_CHARS = 40
+
+
 def divider_text(fold: CompactionFold) -> str:
     """``compacted 312 messages · 90.3k → 1.8k tokens · threshold · 8.4 s`` (unknown facts are left out)."""
     noun = "message" if fold.messages == 1 else "messages"
@@ -139,8 +143,8 @@ def divider_text(fold: CompactionFold) -> str:
         f"compacted {fold.messages:,} {noun}",
         f"{tokens_short(fold.tokens_before)} → {tokens_short(fold.tokens_after)} tokens",
     ]
-    if fold.reason:
-        parts.append(fold.reason)
+    if fold.reason and flat(fold.reason):
+        parts.append(flat(fold.reason, REASON_CHARS))  # any writer's text: one short line
     if fold.duration_ms is not None:
         parts.append(f"{fold.duration_ms / 1000:.1f} s")
     return " · ".join(parts)
