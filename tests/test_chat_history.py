@@ -181,6 +181,13 @@ async def test_the_history_view_folds_each_compaction_behind_its_divider_and_mar
         # A click works the same.
         await pilot.click(fold)
         await wait_until(pilot, lambda: names["oldest"] in mounted_ids(screen), "opened by a click")
+        # A redraw of the whole path (a navigation, a compaction, a reply elsewhere) keeps it open.
+        await screen.redraw_chat()
+        while chat.first_loaded > 0:
+            await chat.load_earlier()
+        assert names["oldest"] in mounted_ids(screen)
+        reopened = next(w for w in chat.message_widgets if isinstance(w, FoldRow))
+        assert reopened is not fold and reopened.state.expanded and "dimmed below" in reopened.text()
 
 
 async def test_a_long_fold_mounts_a_chunk_at_a_time(tmp_path, monkeypatch):
@@ -230,6 +237,17 @@ async def test_enter_on_a_divider_opens_the_inspector_on_that_compaction(tmp_pat
             "the inspector",
         )
         assert view.inspection.compaction_id == names["first"]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, "back")
+        # The divider's "inspect" word does the same with a click.
+        latest = next(w for w in chat.message_widgets if w.entry_id == names["second"])
+        chat.scroll_to_widget(latest, top=True, animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.click(latest.query(".-inspect").first())
+        view = await wait_until(
+            pilot, lambda: app.screen if isinstance(app.screen, CompactionInspector) else None, "by a click"
+        )
+        assert view.inspection.compaction_id == names["second"]
 
 
 async def test_f9_shows_exactly_the_context_and_back(tmp_path, monkeypatch):

@@ -232,8 +232,35 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         await self.load_items([item for item in paired_items(list(entries)) if item is not None])
 
     async def load_history(self, path: Sequence[Entry]) -> None:
-        """Show the whole active path with each compaction's summarised messages folded (the history view)."""
-        await self.load_items(history_items(path))
+        """Show the whole active path with each compaction's summarised messages folded (the history view).
+
+        A fold the user opened stays open, as far as it was shown, through the redraw (a reply, a
+        navigation or a compaction redraws the whole path)."""
+        opened = {
+            item.row.fold.compaction_id: item.row.state.shown
+            for item in self._items
+            if item.row is not None and item.row.kind == "fold" and item.row.state and item.row.state.expanded
+        }
+        items = history_items(path)
+        if opened:
+            items = self._reopen(items, opened)
+        await self.load_items(items)
+
+    @staticmethod
+    def _reopen(items: list[ChatItem], opened: dict[str, int]) -> list[ChatItem]:
+        out: list[ChatItem] = []
+        for item in items:
+            out.append(item)
+            state = item.row.state if item.row is not None and item.row.kind == "fold" else None
+            if state is None or item.row is None or item.row.fold.compaction_id not in opened:
+                continue
+            state.expanded = True
+            state.shown = min(max(opened[item.row.fold.compaction_id], 1), len(state.items))
+            out += state.items[: state.shown]
+            if state.shown < len(state.items):
+                state.more_item = row_item("more", state.fold, state)
+                out.append(state.more_item)
+        return out
 
     async def load_items(self, items: list[ChatItem]) -> None:
         """Show these items; only the newest part is mounted.
