@@ -7,10 +7,13 @@ What is asserted is what the terminal shows (``screen_text``), not a widget's st
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.app_e2e_helpers import branched_session_app, ready, screen_text, wait_until
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
+from tui.screens.help import help_markdown
 
 FILTER_TAGS = {"ctrl+u": "[user]", "ctrl+l": "[labeled]", "ctrl+a": "[all]", "ctrl+t": "[no-tools]"}
 
@@ -35,3 +38,72 @@ async def test_the_tree_pane_shows_its_filter_tag_next_to_the_count(
         await wait_until(pilot, lambda: app.screen is not screen, "the full-screen tree")
         await pilot.press("ctrl+u")
         await wait_until(pilot, lambda: "[user]" in screen_text(app), "[user] in the full-screen tree")
+
+
+def footer_text(app) -> str:
+    """The footer row as the terminal shows it."""
+    return screen_text(app).splitlines()[-1]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_f1_stays_in_the_footer_at_80_and_100_columns(tmp_path, monkeypatch, fake_openai, size) -> None:
+    """D14: whatever has the focus (prompt, tree pane, timeline), F1 Help is on screen in the footer."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=size, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: "f1 Help" in footer_text(app), "F1 with the prompt focused")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: screen.tree_pane.view.has_focus, "the tree pane")
+        await wait_until(pilot, lambda: "f1 Help" in footer_text(app), "F1 with the tree focused")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: screen.timeline.has_focus, "the timeline")
+        await wait_until(pilot, lambda: "f1 Help" in footer_text(app), "F1 with the timeline focused")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SettingsScreen", "the settings")
+        await wait_until(pilot, lambda: "f1 Help" in footer_text(app), "F1 in the settings")
+
+
+async def test_f1_help_lists_each_section_once_and_the_keys_in_order(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """D15: no section twice (the tree pane and its list share one text), one row per binding id, and
+    the F-keys first in their numeric order."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: screen.tree_pane.view.has_focus, "the tree pane")
+        text = help_markdown(screen)
+        headings = [line for line in text.splitlines() if line.startswith("#")]
+        assert len(headings) == len(set(headings)), headings
+        ids = re.findall(r"\| `[^`]+` \| [^|]+ \| `([a-z_.]+)` \|", text)
+        assert ids and len(ids) == len(set(ids)), ids
+        keys = re.findall(r"^\| `(f\d+)` \|", text, re.M)
+        assert keys == sorted(keys, key=lambda k: int(k[1:])), keys
+        assert keys[0] == "f1"
+        first_rows = re.findall(r"^\| `([^`]+)` \|", text, re.M)
+        assert first_rows[: len(keys)] == keys, first_rows  # the F-keys come first
+        screen.prompt.focus()
+        await wait_until(pilot, lambda: screen.prompt.has_focus, "the prompt")
+        text = help_markdown(screen)
+        # One row per id, its keys together.
+        assert "| `shift+⏎` or `^j` | New line | `prompt.newline` |" in text, text
+
+
+async def test_textuals_own_notifications_show_no_markup(tmp_path, monkeypatch, fake_openai) -> None:
+    """D16: the screenshot toast (and Ctrl+C's "how to quit") are worded without markup, since every
+    toast is shown literally: before, the toast read ``Saved screenshot to [$text-success]'…'``."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        app.action_screenshot(path=str(tmp_path))
+        note = await wait_until(
+            pilot, lambda: next((n for n in app.notes if n[0] == "Screenshot"), None), "the screenshot toast"
+        )
+        assert "[" not in note[1] and str(tmp_path) in note[1], note
+        assert list(tmp_path.glob("*.svg"))
+        app.action_help_quit()
+        quit_note = await wait_until(
+            pilot, lambda: next((n for n in app.notes if "quit" in n[1]), None), "quit"
+        )
+        assert "[b]" not in quit_note[1] and "^q" in quit_note[1], quit_note

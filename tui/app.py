@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -203,6 +203,23 @@ class KompaktApp(App[None]):
         notifications carry model names, paths and settings values, and a stray ``[/x]`` in one must
         neither style the toast nor crash the app."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    # Textual's own toasts carry markup (``[b]…[/b]``, ``[$text-success]…``), which the literal toasts
+    # above would show as brackets: kompakt words them itself.
+    @on(events.DeliveryComplete)
+    def _screenshot_saved(self, event: events.DeliveryComplete) -> None:
+        if event.name != "screenshot":
+            return
+        event.prevent_default()  # not Textual's handler too
+        where = f" to {event.path}" if event.path is not None else ""
+        self.notify(f"Saved screenshot{where}", title="Screenshot")
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C where nothing copies: say how to quit (Textual's wording is markup)."""
+        for active in self.active_bindings.values():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {self.get_key_display(active.binding)} to quit", title="Quit?")
+                return
 
     # --- settings -------------------------------------------------------------------------------
     def apply_settings(self, settings: Settings) -> None:

@@ -21,25 +21,49 @@ def _key_display(screen: Screen, key: str) -> str:
     return screen.app.get_key_display(Binding(key, ""))
 
 
-def help_markdown(screen: Screen) -> str:
-    parts: list[str] = []
-    focused = screen.focused
-    seen: set[type] = set()
-    chain = list(focused.ancestors_with_self) if focused is not None else []
-    for node in chain:
-        text = getattr(type(node), "HELP", None)
-        if isinstance(text, str) and type(node) not in seen:
-            seen.add(type(node))
-            parts.append(text.strip())
-    rows = []
+def _f_key_number(key: str) -> int | None:
+    """12 for ``f12``; None for any other key."""
+    return int(key[1:]) if key[:1] == "f" and key[1:].isdigit() else None
+
+
+def _key_rows(screen: Screen) -> list[str]:
+    """One row per binding id (its keys joined), the F-keys first in their order, then the others
+    as the focus chain lists them (the focused pane's keys first)."""
+    keys: dict[str, list[str]] = {}
+    descriptions: dict[str, str] = {}
+    f_numbers: dict[str, int] = {}
     for binding in screen.active_bindings.values():
         b = binding.binding
         # kompakt's own bindings carry ids (and are remappable); the text editor's cursor keys do not.
-        if b.description and b.id:
-            rows.append(f"| `{_key_display(screen, b.key)}` | {b.description} | `{b.id}` |")
+        if not (b.description and b.id):
+            continue
+        shown = _key_display(screen, b.key)
+        if shown not in keys.setdefault(b.id, []):
+            keys[b.id].append(shown)
+        descriptions.setdefault(b.id, b.description)
+        number = _f_key_number(b.key)
+        if number is not None:
+            f_numbers[b.id] = min(number, f_numbers.get(b.id, number))
+    order = sorted(keys, key=lambda i: (0, f_numbers[i]) if i in f_numbers else (1, 0))  # stable
+    return [f"| {' or '.join(f'`{k}`' for k in keys[i])} | {descriptions[i]} | `{i}` |" for i in order]
+
+
+def _section_key(text: str) -> str:
+    """A section's heading (its first line), so two widgets sharing one help text give one section."""
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def help_markdown(screen: Screen) -> str:
+    parts: dict[str, str] = {}  # by heading: each section once, the focused widget's first
+    focused = screen.focused
+    chain = list(focused.ancestors_with_self) if focused is not None else []
+    for node in [*chain, *screen.query("*")]:
+        text = getattr(type(node), "HELP", None)
+        if isinstance(text, str) and text.strip():
+            parts.setdefault(_section_key(text), text.strip())
     keys = (
         '## Keys\n\nRemap any of them in settings.toml, e.g. `[keymap]` `"main.compact" = "ctrl+k"`.\n\n'
-        "| key | action | id |\n|---|---|---|\n" + "\n".join(dict.fromkeys(rows))
+        "| key | action | id |\n|---|---|---|\n" + "\n".join(_key_rows(screen))
     )
     commands = "## Commands (type in the prompt)\n\n| command | what it does |\n|---|---|\n" + "\n".join(
         f"| `{c.usage}` | {c.help} |" for c in COMMANDS
@@ -47,12 +71,7 @@ def help_markdown(screen: Screen) -> str:
     shell = (
         "`!cmd` runs a shell command and adds its output to the context; `!!cmd` runs it without adding it."
     )
-    for node in screen.query("*"):
-        text = getattr(type(node), "HELP", None)
-        if isinstance(text, str) and type(node) not in seen:
-            seen.add(type(node))
-            parts.append(text.strip())
-    return "\n\n".join(["# kompakt help", keys, commands, shell, *parts])
+    return "\n\n".join(["# kompakt help", keys, commands, shell, *parts.values()])
 
 
 class HelpScreen(ModalScreen[None]):

@@ -20,13 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Collapsible, DataTable, Footer, Static
+from textual.widgets import Collapsible, DataTable, Static
 
 from tui.compaction.inspect import CompactionInspection, InspectedMessage
 from tui.compaction.summary_stream import PART_SHORT, PART_SUMMARY, PART_TURN_PREFIX
 from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 from widgets.chunked_markdown import ChatMarkdown
+from widgets.footer import KompaktFooter
 from widgets.safe_text import safe_text
 
 
@@ -195,7 +196,7 @@ class CompactionInspector(Screen[str | None]):
                     classes="inspector-title",
                 )
                 yield DataTable(id="inspector-kept", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KompaktFooter()
 
     def _files_text(self) -> str:
         assert self.inspection is not None

@@ -25,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from tui import slash
@@ -35,6 +35,7 @@ from tui.screens import chat_view, main_commands
 from tui.session.errors import SessionError
 from widgets.chat_history import CompactionDivider
 from widgets.chat_pane import ChatPane
+from widgets.footer import KompaktFooter
 from widgets.prompt import PromptBox, PromptInput
 from widgets.session_tree import SessionTreeView
 from widgets.session_tree_pane import SessionTreePane
@@ -130,7 +131,7 @@ class MainScreen(Screen[None]):
                 yield self.timeline
                 yield PromptBox(self.prompt, id="prompt-box")
         yield self.status
-        yield Footer()
+        yield KompaktFooter()
 
     async def on_mount(self) -> None:
         """First frame: the session's chat and the prompt. The rest waits for :meth:`finish_start`."""

@@ -22,10 +22,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static, Switch
+from textual.widgets import Button, Label, Static, Switch
 
 from tui.config import LoadResult, Settings, SettingsError, load_settings
 from tui.config.loader import project_settings_path, user_settings_path
+from widgets.footer import KompaktFooter
 from widgets.settings_form import SettingsForm
 from widgets.timeline import CompactionTimeline
 
@@ -97,6 +98,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
         Binding("ctrl+s", "save", "Save", id="settings.save"),
         Binding("ctrl+t", "toggle_target", "User/project file", id="settings.target"),
         Binding("escape", "close", "Close", id="settings.close"),
+        # A modal screen hides the app's keys from its footer and its key chain: F1 is its own here.
+        Binding("f1", "app.help", "Help", id="settings.help"),
     ]
 
     class WhatIf(Message):
@@ -166,7 +169,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Static(self._target_text(self._user_path), id="settings-target-path")
             yield SettingsForm(self._result, session_values=self._session_values, id="settings-form")
             yield Static("No unsaved edits", id="settings-status")
-        yield Footer()
+        yield KompaktFooter()
 
     def on_mount(self) -> None:
         if self._preview is not None:
