@@ -158,7 +158,7 @@ class CompactionInspector(Screen[str | None]):
             with VerticalScroll(classes="inspector-part", id="inspector-stream-part"):
                 yield Static(Text("Preview summary, as the model writes it"), classes="inspector-title")
                 yield Static(self._stream_text(), id="inspector-stream")
-            yield Footer()
+            yield KompaktFooter()
             return
         yield Static(Text("\n".join(header_lines(inspection, self.preview))), id="inspector-header")
         with Horizontal(id="inspector-body"):
