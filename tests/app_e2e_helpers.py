@@ -18,7 +18,7 @@ from typing import Any
 
 from tests import factories as f
 from tests.fake_openai import FakeOpenAI
-from tests.pages import rendered_text, wait_until
+from tests.pages import MainPage, rendered_text, wait_until
 from tui.agent.offline import DEFAULT_MODELS
 from tui.app import KompaktApp
 from tui.config.loader import load_settings
@@ -142,16 +142,8 @@ async def ready(pilot: Any, app: KompaktApp) -> MainScreen:
 
 
 async def wait_idle(pilot: Any, app: KompaktApp, done: Callable[[], Any], what: str) -> None:
-    """Until ``done`` holds and the agent is idle with its worker finished (so every pane is up to date)."""
-    screen = main_screen(app)
-
-    def idle() -> bool:
-        agent = screen.agent
-        busy = any(w.group == "agent" and not w.is_finished for w in app.workers)
-        return bool(done()) and agent is not None and not (agent.is_streaming or agent.is_compacting or busy)
-
-    await wait_until(pilot, idle, what)
-    await pilot.pause()
+    """Until ``done`` holds and the agent is idle with its worker finished (see :meth:`MainPage.wait_idle`)."""
+    await MainPage(pilot).wait_idle(done, what)
 
 
 def screen_text(app: KompaktApp) -> str:

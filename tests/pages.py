@@ -59,9 +59,14 @@ async def wait_until_drawn(pilot: Any, widget: Any) -> None:
     await wait_until(pilot, lambda: widget.region.width and widget.region.height, f"{widget!r} on screen")
 
 
+def rendered_strips(app: Any) -> list[Any]:
+    """The rows the app's screen draws (Rich strips, styles and all); the one place tests read the compositor."""
+    return list(app.screen._compositor.render_strips())
+
+
 def rendered_text(app: Any) -> str:
     """Every character the app's screen shows, line by line."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return "\n".join(strip.text for strip in rendered_strips(app))
 
 
 class MainPage:
@@ -131,6 +136,7 @@ class MainPage:
     async def wait_idle(self, done: Callable[[], Any], what: str) -> None:
         """Until ``done`` holds and the agent is idle with its worker finished (every pane up to date)."""
         await wait_until(self.pilot, lambda: bool(done()) and not self.busy(), what)
+        await self.pilot.pause()  # drain the message queues: the handlers of the last events have run
 
     async def wait_for_worker(self, group: str, state: WorkerState) -> Worker[Any]:
         """The first worker of ``group`` once it is in ``state``."""
@@ -160,9 +166,10 @@ class MainPage:
         return "".join(status.render_line(y).text for y in range(status.size.height))
 
     def timeline_text(self) -> str:
-        """The timeline strip's rows."""
-        timeline = self.screen.timeline
-        return "\n".join(timeline.render_line(y).text for y in range(timeline.size.height))
+        """The timeline's rows as the screen shows them."""
+        region = self.screen.timeline.region
+        strips = rendered_strips(self.app)
+        return "\n".join(strips[y].crop(region.x, region.right).text for y in range(region.y, region.bottom))
 
     def assistant_texts(self) -> list[str]:
         """The text of every assistant message on the stored branch."""

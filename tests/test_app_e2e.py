@@ -24,7 +24,6 @@ from tests.app_e2e_helpers import (
     branched_session_app,
     isolated_home,
     loopback_app,
-    main_screen,
     make_app,
     message,
     new_session,
@@ -36,7 +35,7 @@ from tests.app_e2e_helpers import (
     wait_until,
 )
 from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
-from tests.pages import until
+from tests.pages import MainPage, rendered_strips, until
 from tui import cli
 from tui.agent.offline import OFFLINE_MODEL, offline_reply
 from tui.launch import Launch
@@ -66,14 +65,6 @@ def assistant_texts(store: SessionStore) -> list[str]:
     ]
 
 
-async def type_prompt(pilot, text: str) -> None:
-    """Put ``text`` in the prompt and press Enter, as the user would."""
-    screen = main_screen(pilot.app)
-    screen.prompt.focus()
-    screen.prompt.text = text
-    await pilot.press("enter")
-
-
 # --- sending, streaming, cancelling, tools --------------------------------------------------------
 
 
@@ -83,7 +74,7 @@ async def test_prompt_reply_streams_into_the_chat_and_is_stored(tmp_path, monkey
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "say hello")
+        await MainPage(pilot).send("say hello")
         await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
         store = screen.agent.store
         assert [e["message"]["role"] for e in store.get_branch()] == ["user", "assistant"]
@@ -104,7 +95,7 @@ async def test_escape_cancels_a_hanging_stream(tmp_path, monkeypatch, fake_opena
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "tell me a long story")
+        await MainPage(pilot).send("tell me a long story")
         # The partial reply is on screen while the server is still holding the stream open.
         await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
         assert screen.agent.is_streaming and screen.has_class("-streaming")
@@ -116,7 +107,7 @@ async def test_escape_cancels_a_hanging_stream(tmp_path, monkeypatch, fake_opena
         assert not screen.has_class("-streaming") and screen.status.message == ""
         # The UI is idle again: the next prompt goes out and is answered.
         fake_openai.queue(Reply.text_reply("after the cancel"))
-        await type_prompt(pilot, "again")
+        await MainPage(pilot).send("again")
         await wait_idle(pilot, app, lambda: len(assistant_texts(screen.agent.store)) == 2, "the second reply")
         assert assistant_texts(screen.agent.store)[-1] == "after the cancel"
 
@@ -127,7 +118,7 @@ async def test_tool_calls_are_rendered_with_args_and_output(tmp_path, monkeypatc
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "run it")
+        await MainPage(pilot).send("run it")
         await wait_idle(pilot, app, lambda: len(assistant_texts(screen.agent.store)) == 2, "the final reply")
         roles = [e["message"]["role"] for e in screen.agent.store.get_branch()]
         assert roles == ["user", "assistant", "toolResult", "assistant"]
@@ -149,11 +140,11 @@ async def test_model_escape_sequences_stay_literal(tmp_path, monkeypatch, fake_o
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "be evil")
+        await MainPage(pilot).send("be evil")
         await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
         assert assistant_texts(screen.agent.store) == [evil]  # stored as sent
         await wait_until(pilot, lambda: "[bold]loud[/bold]" in screen_text(app), "the literal markup")
-        strips = app.screen._compositor.render_strips()
+        strips = rendered_strips(app)
         raw = "".join(segment.text for strip in strips for segment in strip)
         assert "\x1b" not in raw and "\x07" not in raw
         # The sequences are dropped whole (OSC payloads too) and the rest reads as plain text.
@@ -170,7 +161,7 @@ async def test_bang_command_adds_a_bash_execution(tmp_path, monkeypatch, fake_op
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "!echo bash-says-hi")
+        await MainPage(pilot).send("!echo bash-says-hi")
         await wait_idle(pilot, app, lambda: screen.agent.store.leaf_id, "the bash entry")
         entry = screen.agent.store.get_branch()[-1]
         assert entry["message"]["role"] == "bashExecution"
@@ -188,10 +179,10 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "!sleep 30; echo never")
+        await MainPage(pilot).send("!sleep 30; echo never")
         await wait_until(pilot, lambda: screen.agent.is_busy, "the command to start")
         assert "esc cancels" in screen.status.message
-        await type_prompt(pilot, "typed during the command")
+        await MainPage(pilot).send("typed during the command")
         assert screen.queued_prompts == ["typed during the command"]
         await pilot.press("escape")
         store = screen.agent.store
@@ -210,12 +201,12 @@ async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch,
     )
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         await ready(pilot, app)
-        await type_prompt(pilot, "/export md")
+        await MainPage(pilot).send("/export md")
         await wait_until(pilot, lambda: any(n[0] == "Exported" for n in app.notes), "the export")
         written = Path(next(n[1] for n in app.notes if n[0] == "Exported").removeprefix("Wrote "))
         text = written.read_text()
         assert written.suffix == ".md" and "export this question" in text and "and this answer" in text
-        await type_prompt(pilot, "/export pdf")
+        await MainPage(pilot).send("/export pdf")
         await wait_until(
             pilot,
             lambda: any("Usage: /export [html|md|jsonl [file]]" in n[1] for n in app.notes),
@@ -235,7 +226,7 @@ async def test_a_reserve_that_fills_the_window_is_reported_and_never_compacts(
         await wait_until(
             pilot, lambda: any("automatic compaction is off" in n[1] for n in app.notes), "the warning"
         )
-        await type_prompt(pilot, "hello")
+        await MainPage(pilot).send("hello")
         await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
         assert not any(n[0].startswith("Compact") for n in app.notes)
         assert [e["type"] for e in screen.agent.store.get_branch()] == ["message", "message"]
@@ -253,7 +244,7 @@ async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypat
             lambda: any(severity == "warning" and OFFLINE_MODEL in text for _t, text, severity in app.notes),
             "the offline notice",
         )
-        await type_prompt(pilot, "hello?")
+        await MainPage(pilot).send("hello?")
         await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the offline reply")
         assert assistant_texts(screen.agent.store) == [offline_reply()]
         first_line = next(line for line in offline_reply().splitlines() if line.strip())
@@ -262,21 +253,6 @@ async def test_offline_model_end_to_end_without_key_or_model(tmp_path, monkeypat
 
 
 # --- the session tree -------------------------------------------------------------------------------
-
-
-async def open_tree_on(pilot, target: str) -> None:
-    """F2 opens the pane on the leaf; the cursor keys walk to ``target``."""
-    screen = main_screen(pilot.app)
-    view = screen.tree_pane.view
-    if not screen.tree_pane.display:
-        await pilot.press("f2")
-    else:
-        view.focus()  # after a navigation the prompt has the focus
-    await wait_until(pilot, lambda: view.has_focus and view.selector is not None, "the tree pane")
-    rows = [row.entry_id for row in view.selector.rows]
-    step = "down" if rows.index(target) > rows.index(view.selected_id) else "up"
-    while view.selected_id != target:
-        await pilot.press(step)
 
 
 async def choose_in_summary_dialog(pilot, downs: int) -> SummarizeBranchDialog:
@@ -302,7 +278,7 @@ async def test_tree_navigation_without_summary_and_the_editor_text_rule(tmp_path
         store = screen.agent.store
         assert store.leaf_id == ids["a3"] and chat_texts(screen)[-1].endswith("new reply")
         # An assistant entry on the other branch becomes the leaf; the editor stays empty.
-        await open_tree_on(pilot, ids["a2"])
+        await MainPage(pilot).open_tree_on(ids["a2"])
         await choose_in_summary_dialog(pilot, downs=0)
         await wait_until(pilot, lambda: store.leaf_id == ids["a2"], "the leaf to move")
         await wait_until(pilot, lambda: "old reply" in chat_texts(screen)[-1], "the chat to reload")
@@ -313,14 +289,14 @@ async def test_tree_navigation_without_summary_and_the_editor_text_rule(tmp_path
         assert not any(e["type"] == "branch_summary" for e in store.entries)
         assert screen.tree_pane.view.selector.leaf_id == ids["a2"]
         # A user message: the leaf goes to its parent and its text lands in the (empty) editor.
-        await open_tree_on(pilot, ids["u3"])
+        await MainPage(pilot).open_tree_on(ids["u3"])
         await choose_in_summary_dialog(pilot, downs=0)
         await wait_until(pilot, lambda: store.leaf_id == ids["a1"], "the leaf to move to the parent")
         await wait_until(pilot, lambda: screen.prompt.text == "new idea", "the editor text")
         assert len(screen.chat.message_widgets) == 2
         # With a draft in the editor, the draft is kept.
         screen.prompt.text = "my draft"
-        await open_tree_on(pilot, ids["u2"])
+        await MainPage(pilot).open_tree_on(ids["u2"])
         await choose_in_summary_dialog(pilot, downs=0)
         await wait_until(pilot, lambda: any("Navigated" in n[1] for n in app.notes[-2:]), "the navigation")
         assert store.leaf_id == ids["a1"] and screen.prompt.text == "my draft"
@@ -337,7 +313,7 @@ async def test_messages_typed_during_a_branch_summary_go_out_after_the_navigatio
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
-        await open_tree_on(pilot, ids["a2"])
+        await MainPage(pilot).open_tree_on(ids["a2"])
         await choose_in_summary_dialog(pilot, downs=1)
         await wait_until(pilot, lambda: screen.agent.is_busy, "the branch summary to run")
         screen.prompt.focus()
@@ -371,7 +347,7 @@ async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake
         screen = await ready(pilot, app)
         store = screen.agent.store
         # "Summarize": the branch left (u3, a3) is summarised by the model, the summary becomes the leaf.
-        await open_tree_on(pilot, ids["a2"])
+        await MainPage(pilot).open_tree_on(ids["a2"])
         await choose_in_summary_dialog(pilot, downs=1)
         summary = await wait_until(
             pilot, lambda: store.leaf_id not in ids.values() and store.get(store.leaf_id), "the summary entry"
@@ -383,7 +359,7 @@ async def test_tree_navigation_with_a_branch_summary(tmp_path, monkeypatch, fake
         await wait_until(pilot, lambda: screen.chat.query(BranchSummaryMessage), "the summary in the chat")
         await wait_until(pilot, lambda: "old reply" in "".join(chat_texts(screen)), "the chat to reload")
         # "Summarize with custom prompt": the instructions typed in the dialog reach the summarizer.
-        await open_tree_on(pilot, ids["a3"])
+        await MainPage(pilot).open_tree_on(ids["a3"])
         dialog = await choose_in_summary_dialog(pilot, downs=2)
         await wait_until(pilot, lambda: dialog.editing, "the instructions editor")
         await pilot.press(*"mention parsers", "enter")
@@ -408,7 +384,7 @@ async def test_a_failed_branch_summary_reaches_the_user_and_the_leaf_stays(
         screen = await ready(pilot, app)
         store = screen.agent.store
         count = len(store.entries)
-        await open_tree_on(pilot, ids["a2"])
+        await MainPage(pilot).open_tree_on(ids["a2"])
         await choose_in_summary_dialog(pilot, downs=1)
         failure = await wait_until(
             pilot, lambda: [n for n in app.notes if n[0] == "Tree navigation failed"], "the failure notice"
@@ -449,7 +425,7 @@ async def test_tree_pane_filters_search_fold_and_label(tmp_path, monkeypatch, fa
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         view = screen.tree_pane.view
-        await open_tree_on(pilot, ids["a3"])
+        await MainPage(pilot).open_tree_on(ids["a3"])
         everything = [row.entry_id for row in view.selector.rows]
         assert set(ids.values()) <= set(everything)
         # Filters: user-only, then back to the default with the same key.
@@ -543,12 +519,6 @@ async def test_f6_and_f7_open_the_pickers_while_the_prompt_has_focus(
 # --- the compaction timeline ----------------------------------------------------------------------
 
 
-def timeline_text(app, screen) -> str:
-    region = screen.timeline.region
-    strips = app.screen._compositor.render_strips()
-    return "\n".join(strips[y].crop(region.x, region.right).text for y in range(region.y, region.bottom))
-
-
 async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_openai) -> None:
     # The summaries are asked for at the same time: answer the history summary by its prompt.
     fake_openai.route("Write handoff notes", Reply.text_reply("## Goal\nA compact summary of six questions."))
@@ -563,7 +533,7 @@ async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_opena
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         assert screen.timeline.timeline.boundary_id is None
-        await type_prompt(pilot, "/compact keep the numbers")
+        await MainPage(pilot).send("/compact keep the numbers")
         await wait_idle(
             pilot, app, lambda: screen.agent.store.get_branch()[-1]["type"] == "compaction", "the compaction"
         )
@@ -591,8 +561,8 @@ async def test_timeline_boundary_after_compact(tmp_path, monkeypatch, fake_opena
         await wait_until(
             pilot,
             lambda: (
-                f"▼ {first_kept}" in timeline_text(app, screen)
-                or f"{first_kept} ▼" in timeline_text(app, screen)
+                f"▼ {first_kept}" in MainPage(pilot).timeline_text()
+                or f"{first_kept} ▼" in MainPage(pilot).timeline_text()
             ),
             "the ▼ label at the boundary",
         )
@@ -666,7 +636,9 @@ async def test_what_if_boundary_follows_keep_recent_and_matches_kompakt_plan(
             seen.append(ids.index(what_if.first_kept_entry_id))
             if keys:  # a nudged what-if shows its numbers in the status line
                 shown = f"◆ {format_tokens(keep)}/{format_tokens(what_if.reserve_tokens)}"
-                await wait_until(pilot, lambda s=shown: s in timeline_text(app, screen), "the status line")
+                await wait_until(
+                    pilot, lambda s=shown: s in MainPage(pilot).timeline_text(), "the status line"
+                )
         # Less to keep moves the boundary later, more to keep moves it earlier; nothing was written.
         assert seen[1] > seen[0] > seen[2]
         assert not any(e["type"] == "compaction" for e in screen.agent.store.entries)
@@ -700,7 +672,7 @@ async def test_settings_edit_and_save_through_f5(tmp_path, monkeypatch, fake_ope
         await wait_until(pilot, lambda: app.screen is screen, "the settings to close")
         await wait_until(
             pilot,
-            lambda: f"threshold {format_tokens(CONTEXT_WINDOW - 10000)}" in timeline_text(app, screen),
+            lambda: f"threshold {format_tokens(CONTEXT_WINDOW - 10000)}" in MainPage(pilot).timeline_text(),
             "the threshold to be redrawn",
         )
 
@@ -781,18 +753,18 @@ async def test_new_and_resume_switch_sessions(tmp_path, monkeypatch, fake_openai
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         assert len(screen.chat.message_widgets) == 2
-        await type_prompt(pilot, "/new")
+        await MainPage(pilot).send("/new")
         await wait_until(pilot, lambda: app.session.store.path != first, "a new session")
         assert app.session.store.leaf_id is None and not app.session.read_only
         await wait_until(pilot, lambda: not screen.chat.message_widgets, "an empty chat")
         assert screen.agent.store is app.session.store
         # The new session works: a prompt is answered and stored in it, not in the first one.
         fake_openai.queue(Reply.text_reply("fresh answer"))
-        await type_prompt(pilot, "fresh start")
+        await MainPage(pilot).send("fresh start")
         await wait_idle(pilot, app, lambda: assistant_texts(app.session.store), "the reply")
         second = app.session.store.path
         assert assistant_texts(app.session.store) == ["fresh answer"]
-        await type_prompt(pilot, "/resume")
+        await MainPage(pilot).send("/resume")
         picker = await wait_until(
             pilot, lambda: app.screen if isinstance(app.screen, SessionPicker) else None, "the session picker"
         )
@@ -812,7 +784,7 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "original question")
+        await MainPage(pilot).send("original question")
         await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the first reply")
         store = screen.agent.store
         original = store.get_branch()[0]
@@ -840,7 +812,7 @@ async def test_prompt_history_survives_a_restart(tmp_path, monkeypatch, fake_ope
     app = make_app(home, Launch("new", cwd=tmp_path))
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await type_prompt(pilot, "remember this prompt")
+        await MainPage(pilot).send("remember this prompt")
         await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the reply")
     again = make_app(home, Launch("new", cwd=tmp_path))
     async with again.run_test(size=SIZE, notifications=False) as pilot:

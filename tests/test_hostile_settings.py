@@ -158,7 +158,7 @@ async def test_the_app_starts_with_a_fifo_settings_file_and_quits_with_ctrl_q(tm
         await wait_until(pilot, lambda: app.settings_error is not None, "the settings error")
         assert "is a FIFO" in str(app.settings_error)
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app._exit, "the app to quit")
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to quit")
 
 
 async def test_a_fifo_appearing_while_the_app_runs_does_not_freeze_it(tmp_path, monkeypatch) -> None:
@@ -174,4 +174,4 @@ async def test_a_fifo_appearing_while_the_app_runs_does_not_freeze_it(tmp_path, 
         await wait_until(pilot, lambda: app.settings_error is not None, "the settings error")
         assert "is a FIFO" in str(app.settings_error)
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: app._exit, "the app to quit")
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to quit")

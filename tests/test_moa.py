@@ -18,7 +18,7 @@ from textual.widgets import Collapsible, Switch
 
 from tests.agent_helpers import MODEL, Recorder, assert_no_orphans, make_session, make_settings
 from tests.fake_openai import FakeOpenAI, Hit, Reply, ToolCall, fake_openai_fixture  # noqa: F401
-from tests.pages import until, wait_until_drawn
+from tests.pages import rendered_strips, until, wait_until_drawn
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
 from tui.agent.events import Notice, TurnEnd
 from tui.agent.moa import aggregator_guidance, with_guidance
@@ -411,7 +411,7 @@ def test_no_guidance_without_an_answer_and_records_read_leniently() -> None:
 
 # --- the chat group --------------------------------------------------------------------------------
 def screen_text(app: App) -> str:
-    return "\n".join("".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips())
+    return "\n".join("".join(seg.text for seg in strip) for strip in rendered_strips(app))
 
 
 class MoaChatHost(App):

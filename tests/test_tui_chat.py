@@ -12,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tests import factories as f
+from tests.pages import rendered_strips
 from tests.snap_apps.chat_app import every_kind_path
 from widgets import chunked_markdown
 from widgets.chat_messages import (
@@ -55,12 +56,12 @@ class ChatHost(App):
 
 
 def screen_lines(app: App) -> list[str]:
-    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+    return ["".join(seg.text for seg in strip) for strip in rendered_strips(app)]
 
 
 def widget_text(app: App, widget: Widget) -> str:
     """What the screen shows inside ``widget``'s region."""
-    strips = app.screen._compositor.render_strips()
+    strips = rendered_strips(app)
     region = widget.region
     return "\n".join(
         strips[y].crop(region.x, region.right).text.rstrip() for y in range(region.y, region.bottom)
@@ -68,7 +69,7 @@ def widget_text(app: App, widget: Widget) -> str:
 
 
 def all_segment_text(app: App) -> str:
-    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+    return "".join(seg.text for strip in rendered_strips(app) for seg in strip)
 
 
 async def settle(pilot: Any, rounds: int = 3) -> None:

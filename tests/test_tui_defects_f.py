@@ -21,7 +21,8 @@ from tests.app_e2e_helpers import (
     wait_until,
 )
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
-from tests.test_app_e2e import choose_in_summary_dialog, open_tree_on
+from tests.pages import MainPage
+from tests.test_app_e2e import choose_in_summary_dialog
 from tui.agent.session import AUTO_CONTINUE_TYPE
 from tui.launch import Launch
 from tui.screens.help import help_markdown
@@ -218,7 +219,7 @@ async def test_after_enter_in_the_tree_pane_the_prompt_has_focus(tmp_path, monke
     app, ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
-        await open_tree_on(pilot, ids["a2"])
+        await MainPage(pilot).open_tree_on(ids["a2"])
         await choose_in_summary_dialog(pilot, downs=0)
         await wait_until(pilot, lambda: app.session.store.leaf_id == ids["a2"], "the leaf to move")
         await wait_until(pilot, lambda: app.focused is screen.prompt, "the focused prompt")
