@@ -30,3 +30,24 @@ def test_inspector_snapshot(snap_compare, monkeypatch, size: tuple[int, int]) ->
     app = main_snap_app()
     monkeypatch.chdir(SNAP_DIR)
     assert snap_compare(app, terminal_size=size, run_before=inspector_open)
+
+
+async def preview_streaming(pilot: Any) -> None:
+    """A preview whose summary is still being written: the streamed notes and short summary so far."""
+    await settle(pilot)
+    view = CompactionInspector(None, preview=True)
+    await pilot.app.push_screen(view)
+    view.stream("summary", "## Goal\nQuarantine torn JSONL lines instead of crashing.\n\n## Progress\n- ")
+    view.stream("summary", "The loader skips a torn last line and keeps its bytes")
+    view.stream("short summary", "The loader now quarantines torn lines.")
+    await wait_for(pilot, lambda: "keeps its bytes" in str(view.query_one("#inspector-stream").render()))
+    still(pilot.app)
+    await pilot.pause()
+
+
+def test_inspector_streaming_preview_snapshot(snap_compare, monkeypatch) -> None:
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    app = main_snap_app()
+    monkeypatch.chdir(SNAP_DIR)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=preview_streaming)

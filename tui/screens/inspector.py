@@ -209,8 +209,9 @@ class CompactionInspector(Screen[str | None]):
 
     def on_mount(self) -> None:
         if self.inspection is None:
-            # Many small deltas: redraw the streamed text at most ten times a second.
+            # Many small deltas: redraw the streamed text at most ten times a second; follow its end.
             self.set_interval(0.1, self._flush_stream)
+            self.query_one("#inspector-stream-part", VerticalScroll).anchor()
             return
         self._fill_tables()
 
