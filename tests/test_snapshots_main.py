@@ -2,7 +2,7 @@
 
 Variants: the main screen as opened, the tree pane open, the expanded timeline, the settings screen (F5),
 the "Summarize branch?" dialog (Enter on another entry in the tree pane) and the chat's history view at its
-compaction dividers. The host is
+compaction dividers (folded, and the latest fold open: its messages dimmed). The host is
 tests/snap_apps/main_app.py: fixed directories, no user settings, no key (the offline model), start-up
 notifications cleared and cursors still.
 """
@@ -62,6 +62,15 @@ async def history_view(pilot: Any) -> None:
     await pilot.pause()
 
 
+async def history_fold_open(pilot: Any) -> None:
+    from tui.screenshot import show_history
+
+    screen = await settle(pilot)
+    await show_history(pilot, screen, open_latest=True)
+    still(pilot.app)
+    await pilot.pause()
+
+
 async def summary_dialog(pilot: Any) -> None:
     await tree_pane(pilot)
     await pilot.press("enter")
@@ -76,6 +85,7 @@ VARIANTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "settings": settings_screen,
     "summary-dialog": summary_dialog,
     "history-view": history_view,
+    "history-fold-open": history_fold_open,
 }
 
 

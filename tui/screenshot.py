@@ -18,19 +18,24 @@ from typing import Any
 DEFAULT_OUT = Path(__file__).parent / "assets" / "main-screen.svg"
 
 
-async def show_history(pilot: Any, screen: Any) -> None:
+async def show_history(pilot: Any, screen: Any, *, open_latest: bool = False) -> None:
     """Scroll the chat (history view) to its first compaction divider: the dividers, their folds, the ▼
-    boundary and the kept messages below it."""
+    boundary and the kept messages below it (``open_latest``: to the latest divider, its fold open)."""
     from widgets.chat_history import CompactionDivider
 
     chat = screen.chat
     while chat.first_loaded > 0:
         await chat.load_earlier()
     dividers = [w for w in chat.message_widgets if isinstance(w, CompactionDivider)]
+    top = dividers[0]
+    if open_latest:  # its summarised messages, dimmed, right below the latest divider
+        top = dividers[-1]
+        fold = chat.message_widgets[chat.message_widgets.index(top) + 1]
+        await chat.toggle_fold(fold.row.state)  # type: ignore[attr-defined]
     for _ in range(3):  # heights settle over a few refreshes
         await pilot.pause()
     chat.release_anchor()
-    chat.scroll_to_widget(dividers[0], top=True, animate=False, immediate=True)
+    chat.scroll_to_widget(top, top=True, animate=False, immediate=True)
     await pilot.pause()
 
 

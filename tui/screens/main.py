@@ -88,7 +88,14 @@ class MainScreen(Screen[None]):
         Binding("f6", "model", "Model", id="main.model", priority=True, show=False),
         Binding("f7", "resume", "Sessions", id="main.resume", priority=True, show=False),
         Binding("f8", "compact", "Compact", id="main.compact", priority=True),
-        Binding("f9", "toggle_chat_view", "View", id="main.toggle_chat_view", priority=True),
+        Binding(
+            "f9",
+            "toggle_chat_view",
+            "View",
+            tooltip="Chat: history view (every message, compactions folded) or context view (what the model sees)",
+            id="main.toggle_chat_view",
+            priority=True,
+        ),
         Binding("escape", "cancel", "Cancel", id="main.cancel", show=False),
         Binding("ctrl+n", "new_session", "New session", id="main.new", show=False),
     ]
