@@ -139,7 +139,11 @@ class CompactionInspector(Screen[str | None]):
     def _flush_stream(self) -> None:
         if self._stream_dirty and self.generating:
             self._stream_dirty = False
+            part = self.query_one("#inspector-stream-part", VerticalScroll)
+            following = part.scroll_y >= part.max_scroll_y - 1  # unless the user scrolled up to read
             self.query_one("#inspector-stream", Static).update(self._stream_text())
+            if following:
+                part.call_after_refresh(part.scroll_end, animate=False)
 
     async def show(self, inspection: CompactionInspection) -> None:
         """The preview's draft is ready: draw it (Enter then writes exactly this summary)."""
@@ -209,9 +213,8 @@ class CompactionInspector(Screen[str | None]):
 
     def on_mount(self) -> None:
         if self.inspection is None:
-            # Many small deltas: redraw the streamed text at most ten times a second; follow its end.
+            # Many small deltas: redraw the streamed text at most ten times a second.
             self.set_interval(0.1, self._flush_stream)
-            self.query_one("#inspector-stream-part", VerticalScroll).anchor()
             return
         self._fill_tables()
 
