@@ -357,3 +357,26 @@ async def test_a_reply_streaming_through_a_history_redraw_and_a_fold_opening_kee
         await settle(pilot)
         assert isinstance(pane.message_widgets[-1], AssistantMessage)
         assert "working" in stream.widget.copy_text()
+
+
+async def test_a_redraw_while_a_fold_opens_leaves_no_stray_widget():
+    """Opening a fold and a redraw of the path run in different handlers and interleave at their awaits:
+    whichever finishes last, the pane's children are exactly the messages it lists."""
+    import asyncio
+
+    from tests.test_tui_chat import ChatHost, settle
+
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.pane
+        path = compacted_path(20)
+        for redraw_first in (False, True):
+            await pane.load_history(path)
+            fold = next(w for w in pane.message_widgets if isinstance(w, FoldRow))
+            state = fold.state
+            steps = [pane.toggle_fold(state), pane.load_history(path)]
+            await asyncio.gather(*(reversed(steps) if redraw_first else steps))
+            await settle(pilot)
+            shown = [child for child in pane.children if child is not pane._bar]
+            assert shown == pane.message_widgets
+            assert len(pane.items) - pane.first_loaded == len(pane.message_widgets)

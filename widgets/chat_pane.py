@@ -189,6 +189,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         self._stream: AssistantStream | None = None
         self._stream_item: ChatItem | None = None
         self._stream_calls: list[str] = []  # the streaming reply's tool calls (its message has none yet)
+        self._drawn = 0  # counts whole redraws (load_items), which replace every item
         self.view = "history"  # or "context" (tui/screens/chat_view.py draws either)
         # Where printable keys typed on the chat go (the prompt); None leaves them unused.
         self.type_target: Callable[[str], None] | None = None
@@ -268,6 +269,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         A reply still streaming is not in the store yet, so no path holds it: it stays, below the path.
         (A redraw comes at any await of the stream: a navigation, a compaction or a follow while it runs.)"""
         live = self._live_reply()
+        self._drawn += 1
         await self.clear(keep=live)
         self._items = items
         self._reindex()
@@ -395,6 +397,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         if at is None or at < self._first:
             return  # not drawn (a redraw replaced it)
         self.release_anchor()  # the rows above stay where they are: the user is reading here
+        drawn = self._drawn
         if more:
             await self._show_chunk(state, at)
         elif state.expanded:
@@ -402,11 +405,15 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         else:
             state.expanded = True
             await self._show_chunk(state, at)
+        if drawn != self._drawn:
+            return  # a redraw came in between: its own rows are up to date
         fold_widget = self._mounted[at - self._first]
         if isinstance(fold_widget, FoldRow):
             fold_widget.refresh_text()
 
     async def _show_chunk(self, state: FoldState, at: int) -> None:
+        # The lists change before the first await: a redraw in between (another handler) then
+        # replaces them whole and removes these widgets with the rest, leaving none behind.
         insert_at = at + 1 + state.shown
         end = state.shown
         lines = 0
@@ -423,19 +430,22 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         widgets = [self._widget(item) for item in chunk]
         state.shown = end
         offset = insert_at - self._first
-        if offset < len(self._mounted):
-            await self.mount_all(widgets, before=self._mounted[offset])
-        else:
-            await self.mount_all(widgets)
+        before = self._mounted[offset] if offset < len(self._mounted) else None
         self._items[insert_at:insert_at] = chunk
         self._mounted[offset:offset] = widgets
-        if end == len(state.items) and more_shown and state.more_item is not None:
-            await self._remove_items([state.more_item])
-        elif more_shown:
-            more = self._mounted[self._index_of(state.more_item) - self._first]  # type: ignore[operator]
-            if isinstance(more, FoldRow):
-                more.refresh_text()
         self._reindex()
+        if before is not None:
+            await self.mount_all(widgets, before=before)
+        else:
+            await self.mount_all(widgets)
+        more_at = self._index_of(state.more_item) if more_shown and state.more_item is not None else None
+        if more_at is None or more_at < self._first:
+            return
+        if end == len(state.items) and state.more_item is not None:
+            await self._remove_items([state.more_item])
+            self._reindex()
+        elif isinstance(more := self._mounted[more_at - self._first], FoldRow):
+            more.refresh_text()
 
     async def _fold(self, state: FoldState, at: int) -> None:
         shown = self._items[at + 1 : at + 1 + state.shown]
