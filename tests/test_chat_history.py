@@ -380,3 +380,34 @@ async def test_a_redraw_while_a_fold_opens_leaves_no_stray_widget():
             shown = [child for child in pane.children if child is not pane._bar]
             assert shown == pane.message_widgets
             assert len(pane.items) - pane.first_loaded == len(pane.message_widgets)
+
+
+def test_a_head_tail_compaction_folds_its_middle_and_leaves_a_pinned_message_undimmed(tmp_path):
+    """Head-tail keeps the head and tail (and pinned messages) and summarises the middle it recorded:
+    the fold runs over the middle, its count is the inspector's, and a pinned message inside is kept."""
+    store, ids = new_session(tmp_path, [(f"q{i}", f"a{i}") for i in range(6)])
+    head, middle, pinned = ids[:2], [*ids[2:5], *ids[6:9]], ids[5]
+    details = {
+        "kompakt": {
+            "strategy": "head-tail",
+            "headEntryIds": head,
+            "pinnedEntryIds": [pinned],
+            "middleEntryIds": middle,
+        }
+    }
+    store.append_compaction("HEAD-TAIL SUMMARY", ids[9], 4000, details)
+    store.close()
+    store = SessionStore.open(store.path)
+    branch = store.get_branch()
+    (fold,) = history_layout(branch).folds
+    assert [e["id"] for e in branch[fold.start : fold.end]] == ids[2:9]
+    assert fold.messages == len(inspect_compaction(branch, fold.compaction_id).summarised) == 6
+    items = history_items(branch)
+    state = next(i.row.state for i in items if i.row is not None and i.row.kind == "fold")
+    assert {i.entry_id: i.summarised for i in state.items} == {
+        **dict.fromkeys(middle, True),
+        pinned: False,
+    }
+    shown = [i.entry_id for i in items if i.row is None]
+    assert shown[:2] == head and shown[2:] == ids[9:]  # the head and the tail stay, undimmed
+    store.close()

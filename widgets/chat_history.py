@@ -74,14 +74,14 @@ def history_items(path: Sequence[Entry]) -> list[ChatItem]:
     latest = layout.latest
     boundary = latest.kept_from if latest is not None else None
 
-    def entry_items(begin: int, end: int, summarised: bool) -> list[ChatItem]:
+    def entry_items(begin: int, end: int, fold: CompactionFold | None = None) -> list[ChatItem]:
         out: list[ChatItem] = []
         for i in range(begin, end):
             if i in marks:
                 out.append(row_item("mark", marks[i]))
             item = per_entry[i]
             if item is not None:
-                item.summarised = summarised
+                item.summarised = fold is not None and fold.summarises(path[i])  # else kept (pinned)
                 out.append(item)
         return out
 
@@ -91,14 +91,14 @@ def history_items(path: Sequence[Entry]) -> list[ChatItem]:
         starting = folds_at.pop(i, None)
         if starting:  # a fold that ends where the next one starts: that one is drawn next round
             for fold in starting:
-                state = FoldState(fold, entry_items(fold.start, fold.end, summarised=True))
+                state = FoldState(fold, entry_items(fold.start, fold.end, fold))
                 state.fold_item = row_item("fold", fold, state)
                 items += [row_item("divider", fold), state.fold_item]
                 i = max(i, fold.end)
             continue
         if i == boundary and latest is not None:
             items.append(row_item("boundary", latest))
-        items += entry_items(i, i + 1, summarised=False)
+        items += entry_items(i, i + 1)
         i += 1
     for folds in folds_at.values():  # folds that start at the end of the path (nothing after them)
         for fold in folds:

@@ -45,10 +45,16 @@ class CompactionFold:
     tokens_after_measured: bool
     reason: str | None
     duration_ms: int | None
+    # A head-tail compaction's middle (what it summarised); pinned entries inside the run were kept.
+    middle: frozenset[str] | None = None
 
     @property
     def compaction_id(self) -> str:
         return str(self.compaction.get("id"))
+
+    def summarises(self, entry: Entry) -> bool:
+        """Whether this compaction summarised ``entry`` (one of the folded run)."""
+        return self.middle is None or str(entry.get("id")) in self.middle
 
 
 @dataclass(frozen=True)
@@ -92,8 +98,9 @@ def history_layout(path: Sequence[Entry]) -> HistoryLayout:
         start = compaction_boundary(path[:index]).start
         kept_from = index_of.get(str(entry.get("firstKeptEntryId")))
         middle = kompakt.get("middleEntryIds")
+        ids: frozenset[str] | None = None
         if kompakt.get("strategy") == "head-tail" and isinstance(middle, list):
-            ids = {str(m) for m in middle}
+            ids = frozenset(str(m) for m in middle)
             inside = [i for i in range(start, index) if str(path[i].get("id")) in ids]
             start, end = (inside[0], inside[-1] + 1) if inside else (index, index)
         else:
@@ -116,12 +123,15 @@ def history_layout(path: Sequence[Entry]) -> HistoryLayout:
                 start=start,
                 end=end,
                 kept_from=kept_from,
-                messages=sum(1 for e in path[start:end] if _shown(e)),
+                messages=sum(
+                    1 for e in path[start:end] if _shown(e) and (ids is None or str(e.get("id")) in ids)
+                ),
                 tokens_before=_count(entry.get("tokensBefore")) or 0,
                 tokens_after=after,
                 tokens_after_measured=measured,
                 reason=reason if isinstance(reason, str) and reason else None,
                 duration_ms=_count(kompakt.get("durationMs")),
+                middle=ids,
             )
         )
         floor = max(floor, end)
