@@ -411,3 +411,30 @@ def test_a_head_tail_compaction_folds_its_middle_and_leaves_a_pinned_message_und
     shown = [i.entry_id for i in items if i.row is None]
     assert shown[:2] == head and shown[2:] == ids[9:]  # the head and the tail stay, undimmed
     store.close()
+
+
+async def test_f9_pressed_eleven_times_in_a_row_ends_in_the_context_view_drawn_once(tmp_path, monkeypatch):
+    path, _names = two_compactions(tmp_path)
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        chat = screen.chat
+        await wait_until(pilot, lambda: chat.message_widgets, "the chat")
+        await pilot.press(*["f9"] * 11)
+        context = [e["id"] for e in displayed_entries(app.session.store)]
+        await wait_until(pilot, lambda: chat.view == "context" and mounted_ids(screen) == context, "context")
+        shown = [child for child in chat.children if child is not chat._bar]
+        assert shown == chat.message_widgets  # no widget of an earlier view left behind
+
+
+async def test_f9_on_a_new_empty_session_keeps_the_welcome(tmp_path, monkeypatch):
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: screen.chat.view == "context", "the context view")
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: screen.chat.view == "history", "the history view")
+        assert screen.chat.message_widgets == [] and "a conversation that is a tree" in screen_text(app)
