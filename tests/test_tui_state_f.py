@@ -107,3 +107,58 @@ async def test_textuals_own_notifications_show_no_markup(tmp_path, monkeypatch, 
             pilot, lambda: next((n for n in app.notes if "quit" in n[1]), None), "quit"
         )
         assert "[b]" not in quit_note[1] and "^q" in quit_note[1], quit_note
+
+
+def cursor_on_screen(view) -> bool:
+    """The tree's selected row lies inside the rows the pane shows."""
+    top, height = view.scroll_offset.y, view.scrollable_content_region.height
+    index = view.selector.selected_index
+    return height > 0 and top <= index < top + height
+
+
+async def test_the_tree_cursor_stays_visible_after_esc_clears_a_search(tmp_path, monkeypatch) -> None:
+    """D18: on the demo (49 rows, the cursor on the leaf near the end) a search narrows the rows; Esc
+    clears it and the pane scrolls back to the cursor, which it kept, instead of showing the top."""
+    from tests.app_e2e_helpers import isolated_home, make_app
+    from tui.launch import Launch
+
+    home = isolated_home(tmp_path, monkeypatch)
+    app = make_app(home, Launch("demo", cwd=tmp_path))
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f2")
+        view = screen.tree_pane.view
+        await wait_until(pilot, lambda: view.has_focus and view.selector is not None, "the tree pane")
+        await wait_until(pilot, lambda: cursor_on_screen(view) and view.scroll_offset.y > 0, "the leaf shown")
+        leaf = view.selected_id
+        await pilot.press(*"fsync")
+        await wait_until(pilot, lambda: view.search_query == "fsync", "the search")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: view.search_query == "", "the cleared search")
+        assert view.selected_id == leaf
+        await wait_until(pilot, lambda: cursor_on_screen(view), "the cursor on screen")
+        assert "›" in screen_text(app)
+
+
+async def test_f4_focuses_the_timeline_whenever_it_is_not_focused(tmp_path, monkeypatch, fake_openai) -> None:
+    """D20: F4 expands and focuses; with the prompt focused again (a click), F4 focuses the expanded
+    timeline instead of collapsing it; F4 on the focused timeline collapses it and goes back; a
+    collapsed timeline reached with Shift+Tab expands and keeps the focus."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline, prompt = screen.timeline, screen.prompt
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "expanded and focused")
+        await pilot.click(prompt)
+        await wait_until(pilot, lambda: prompt.has_focus, "the prompt clicked")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: timeline.has_focus, "the timeline focused by F4")
+        assert timeline.expanded
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: prompt.has_focus and not timeline.expanded, "collapsed, back")
+        timeline.focus()
+        await wait_until(pilot, lambda: timeline.has_focus, "the collapsed timeline focused")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: timeline.expanded, "expanded")
+        assert timeline.has_focus

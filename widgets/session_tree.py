@@ -282,6 +282,10 @@ class SessionTreeView(ScrollView, can_focus=True):
             self.virtual_size = Size(0, len(selector.rows))
             self.refresh()
         scrolled = centre and self._centre()
+        if rows_changed and centre:
+            # More rows than before (Esc clearing a search, a wider filter): the scroll range grows
+            # only with the next layout, so scrolling now stops short and the cursor stays off screen.
+            self.call_after_refresh(self._centre)
         if not rows_changed and not scrolled and old_index != selector.selected_index:
             if old_index >= 0:
                 self.refresh_line(old_index)

@@ -625,12 +625,17 @@ class MainScreen(Screen[None]):
     # --- the timeline -------------------------------------------------------------------------
     def action_toggle_timeline(self) -> None:
         """F4: expand the timeline and focus it (its what-if keys then work at once); F4 again gives the
-        prompt the focus back."""
-        self.timeline.expanded = not self.timeline.expanded
-        if self.timeline.expanded and self.timeline.display:
-            self.timeline.focus()
-        elif self.timeline.has_focus:
-            self.prompt.focus()
+        prompt the focus back. An expanded timeline without the focus (the prompt was clicked) gets
+        the focus, rather than collapsing under the user (D20)."""
+        timeline = self.timeline
+        if timeline.expanded and (timeline.has_focus or not timeline.display):
+            timeline.expanded = False
+            if timeline.has_focus:
+                self.prompt.focus()
+            return
+        timeline.expanded = True
+        if timeline.display:
+            timeline.focus()
 
     @on(CompactionTimeline.CompactNowRequested)
     def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:
