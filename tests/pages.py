@@ -54,6 +54,30 @@ async def wait_until(pilot: Any, predicate: Callable[[], Any], what: str, guard:
     return value
 
 
+async def timeline_shown(pilot: Any, app: Any) -> Any:
+    """Until the app's compaction timeline has its timeline and a size on screen; the widget."""
+    from widgets.timeline import CompactionTimeline
+
+    def shown() -> Any:
+        widget = app.query_one(CompactionTimeline)
+        return widget if widget.timeline is not None and widget.size.height > 0 else None
+
+    return await wait_until(pilot, shown, "the timeline")
+
+
+async def screen_shown(pilot: Any, app: Any, screen: Any) -> Any:
+    """Until ``screen`` (a screen, or a screen class) is the active screen, mounted, with the focus inside
+    it when it has anything to focus; the active screen."""
+
+    def shown() -> Any:
+        active = app.screen
+        found = isinstance(active, screen) if isinstance(screen, type) else active is screen
+        settled = active.is_mounted and (active.focused is not None or not active.focus_chain)
+        return active if found and settled else None
+
+    return await wait_until(pilot, shown, f"the screen {screen!r}")
+
+
 async def wait_until_drawn(pilot: Any, widget: Any) -> None:
     """Until ``widget`` has a place on the screen (so a click on it lands on it)."""
     await wait_until(pilot, lambda: widget.region.width and widget.region.height, f"{widget!r} on screen")

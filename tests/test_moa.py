@@ -382,7 +382,7 @@ async def test_the_settings_screen_toggles_moa_and_a_changed_setting_wins_over_s
         await pilot.pause()
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await until(pilot, lambda: app.saved and "[moa]" in user.read_text())
     assert "[moa]" in user.read_text() and app.saved[0].settings.moa.enabled is True
     # The lead's live reload hands the saved settings to the session: the new setting wins over /moa off.
     session.update_settings(app.saved[0].settings)

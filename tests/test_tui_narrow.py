@@ -13,7 +13,7 @@ import re
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from tests.pages import until
+from tests.pages import timeline_shown, until
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
 from tests.tree_ui_helpers import sample_tree
 from widgets.session_tree import SessionTreeView
@@ -64,21 +64,21 @@ def check_marker_row(widget: CompactionTimeline, keep: int) -> None:
 async def test_marks_and_labels_never_overwrite_each_other() -> None:
     app = TimelineHost()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         for width in WIDTHS:
             await pilot.resize_terminal(width, 24)
-            await pilot.pause()
+            await until(pilot, lambda: widget.outer_size.width == width)  # noqa: B023
             for keep in (KEEP, 9_000, 12_000):
                 widget.set_what_if(keep, RESERVE)
-                await pilot.pause()
+                await until(pilot, lambda: check_marker_row(widget, keep) is None)  # noqa: B023  (raises until drawn)
                 check_marker_row(widget, keep)
 
 
 async def test_keep_label_moves_out_of_the_bracket_when_the_ghost_is_in_the_way() -> None:
     app = TimelineHost()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         widget.set_what_if(9_000, RESERVE)
         await until(pilot, lambda: " keep 9k " in rows(widget)[0])
@@ -130,14 +130,14 @@ async def test_status_row_shortens_by_priority_and_ends_with_an_ellipsis() -> No
 async def test_panel_rows_that_do_not_fit_end_with_an_ellipsis() -> None:
     app = TimelineHost()
     async with app.run_test(size=(80, 30)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         widget.expanded = True
         await until(pilot, lambda: "· ⏎ compact · b ▼" in "\n".join(rows(widget)))
         text = rows(widget)
         assert "· ⏎ compact · b ▼" in "\n".join(text)  # the short key hints at 80 columns
         await pilot.resize_terminal(50, 30)
-        await pilot.pause()
+        await until(pilot, lambda: all(len(row) == 48 for row in rows(widget)))
         for y, row in enumerate(rows(widget)):
             assert len(row) == 48
             target = widget._row_targets[y]

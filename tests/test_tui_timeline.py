@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 
 from tests import factories as f
-from tests.pages import until
+from tests.pages import timeline_shown, until
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
 from tui.compaction.plan import prepare_compaction
 from widgets import timeline as timeline_module
@@ -86,7 +86,7 @@ async def test_boundary_is_drawn_at_the_kept_entry() -> None:
 async def test_keys_move_the_ghost_boundary_and_post_what_if_changed() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         before = ghost_column(widget)
         await pilot.press("greater_than_sign")
@@ -140,7 +140,7 @@ async def test_what_if_planned_in_a_worker_on_long_paths(monkeypatch) -> None:
     monkeypatch.setattr(timeline_module, "WORKER_ENTRIES", 0)
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         widget.set_what_if(12_000, RESERVE)
         await app.workers.wait_for_complete()
@@ -163,7 +163,7 @@ async def test_what_if_planned_in_a_worker_on_long_paths(monkeypatch) -> None:
 async def test_enter_requests_compaction_with_the_what_if_settings() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         await pilot.press("plus", "enter")
         await until(
             pilot,
@@ -181,7 +181,7 @@ async def test_enter_requests_compaction_with_the_what_if_settings() -> None:
 async def test_b_jumps_to_the_boundary_entry() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         await pilot.press("b")
         await until(
             pilot,
@@ -197,7 +197,7 @@ async def test_b_jumps_to_the_boundary_entry() -> None:
 async def test_compacting_state_shows_a_spinner_and_escape_cancels() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         await pilot.press("escape")  # nothing runs: no cancel request
         await until(pilot, lambda: app.received == [])
@@ -227,7 +227,7 @@ async def test_compacting_state_shows_a_spinner_and_escape_cancels() -> None:
 async def test_streaming_tail_grows_without_replanning() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         planned = widget.timeline
         widget.set_streaming_tokens(5_000)
@@ -268,7 +268,7 @@ async def test_past_compactions_show_omp_method_and_warning() -> None:
     compaction.update(method="remote", warning="summary cut short")  # oh-my-pi 18 writes these
     app = Host(path)
     async with app.run_test(size=(120, 30)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         await pilot.press("space")
         await wait_for(pilot, lambda: widget.expanded)
@@ -298,7 +298,7 @@ async def test_session_text_cannot_inject_escape_sequences() -> None:
     path[12]["timestamp"] = "\x1b[2J2025"
     app = Host(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         widget.expanded = True
         await until(
@@ -321,7 +321,7 @@ async def test_the_panel_says_what_the_threshold_is_compared_with() -> None:  # 
     ):
         app = Host()
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await timeline_shown(pilot, app)
             widget = app.query_one(CompactionTimeline)
             await pilot.press("space")
             await until(pilot, lambda: any(expected in row for row in rows(widget)))  # noqa: B023

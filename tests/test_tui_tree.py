@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList, Static
 
 from tests import factories as f
-from tests.pages import until
+from tests.pages import screen_shown, until, wait_until
 from tests.tree_ui_helpers import COMPACTION_SUMMARY, sample_tree
 from tui.screens.dialogs import ConfirmDialog, LabelDialog, ProgressDialog, SummarizeBranchDialog
 from tui.screens.tree_screen import TreeScreen
@@ -87,6 +87,11 @@ EXPECTED_DEFAULT = [
 
 
 # --- rendering --------------------------------------------------------------------------------
+async def tree_shown(pilot: Any, app: TreeHost) -> None:
+    """Until the pane shows the tree with the cursor on a row and the list focused."""
+    await wait_until(pilot, lambda: app.view.has_focus and app.view.selected_id is not None, "the tree")
+
+
 async def test_rows_render_in_pi_format_with_cursor_on_the_leaf() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
@@ -167,7 +172,7 @@ async def test_escape_sequences_in_entry_text_are_not_interpreted() -> None:
 async def test_up_and_down_move_and_wrap() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("down", "down", "down")
         assert app.view.selected_id == "a5"
         await pilot.press("down")
@@ -181,7 +186,7 @@ async def test_up_and_down_move_and_wrap() -> None:
 async def test_paging_is_clamped() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("pageup")
         assert app.view.selected_id == "u1"
         await pilot.press("right")
@@ -210,7 +215,7 @@ async def test_selected_row_is_kept_centred_on_a_long_list() -> None:
 async def test_fold_and_unfold_keys() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         app.view.select("u2")
         await pilot.press("ctrl+left")  # u2 is foldable: fold it
         assert lines(app.view)[3] == "› ├⊞ • user: now add tests"
@@ -227,7 +232,7 @@ async def test_fold_and_unfold_keys() -> None:
 async def test_filter_keys_change_rows_and_footer_tag() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("ctrl+u")
         assert static_text(app, "#tree-footer") == "(3/4) [user]"
         assert all("user:" in line for line in lines(app.view))
@@ -249,7 +254,7 @@ async def test_filter_keys_change_rows_and_footer_tag() -> None:
 async def test_filter_cycle_forward_and_back() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         tags = []
         for _ in range(5):
             await pilot.press("ctrl+o")
@@ -262,7 +267,7 @@ async def test_filter_cycle_forward_and_back() -> None:
 async def test_search_as_you_type_backspace_and_escape() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("r", "e", "w", "r")
         assert static_text(app, "#tree-search") == "Type to search: rewr"
         assert lines(app.view) == ["› user: try a rewrite instead"]
@@ -284,7 +289,7 @@ async def test_search_as_you_type_backspace_and_escape() -> None:
 async def test_enter_posts_navigate_requested_with_the_selected_id() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.events == [("navigate", "u4")])
         assert app.events == [("navigate", "u4")]
@@ -293,7 +298,7 @@ async def test_enter_posts_navigate_requested_with_the_selected_id() -> None:
 async def test_shift_l_posts_label_requested_with_the_current_label() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("L")
         app.view.select("u1")
         await pilot.press("L")
@@ -318,7 +323,7 @@ async def test_shift_t_toggles_label_times_and_capitals_never_reach_the_search(
     try:
         app = TreeHost()
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await tree_shown(pilot, app)
             await pilot.press("T")
             assert static_text(app, "#tree-footer") == "(8/11) [+label time]"
             assert lines(app.view)[0] == "  • [start] 25/1/1 00:00 user: fix the parser"
@@ -360,7 +365,7 @@ async def test_hint_line_is_built_from_the_configured_keys() -> None:
 async def test_click_selects_and_double_click_navigates() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.click(SessionTreeView, offset=(10, 1))
         assert app.view.selected_id == "t1"
         assert app.events == []
@@ -373,7 +378,7 @@ async def test_click_selects_and_double_click_navigates() -> None:
 async def test_refresh_tree_picks_up_appended_entries_and_a_new_leaf() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         entry = f.assistant("one more reply")
         entry.update(id="a9", parentId="a4", timestamp="2025-01-01T00:01:00.000Z")
         app.session_tree.add(entry)
@@ -395,7 +400,7 @@ async def test_refresh_tree_picks_up_appended_entries_and_a_new_leaf() -> None:
 async def test_detail_shows_a_compaction_in_full() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         await pilot.press("up", "up")
         assert app.view.selected_id == "c1"
         text = static_text(app, "#entry-detail-body")
@@ -428,7 +433,7 @@ def test_detail_shows_a_tool_result_with_its_call_and_the_label() -> None:
 async def test_detail_follows_the_cursor_after_the_delay() -> None:
     app = TreeHost()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await tree_shown(pilot, app)
         pane = app.query_one(SessionTreePane)
         pane.detail_delay = 0.05
         await pilot.press("down")
@@ -475,11 +480,11 @@ async def test_tree_screen_returns_the_chosen_entry_or_none() -> None:
     app = ScreenHost()
     async with app.run_test(size=SIZE) as pilot:
         app.open_tree()
-        await pilot.pause()
+        await screen_shown(pilot, app, TreeScreen)
         await pilot.press("up", "enter")
-        await pilot.pause()
+        await wait_until(pilot, lambda: len(app.results) == 1, "the first choice")
         app.open_tree()
-        await pilot.pause()
+        await screen_shown(pilot, app, TreeScreen)
         await pilot.press("escape")
         await until(pilot, lambda: app.results == ["u3", None])
         assert app.results == ["u3", None]
@@ -495,13 +500,14 @@ class DialogHost(App[None]):
         self.push_screen(screen, self.results.append)
 
 
-async def _summary_result(*keys: str) -> list[Any]:
+async def _summary_result(*keys: str, closes: bool = True) -> list[Any]:
     app = DialogHost()
     async with app.run_test(size=SIZE) as pilot:
-        app.open(SummarizeBranchDialog())
-        await pilot.pause()
+        dialog = SummarizeBranchDialog()
+        app.open(dialog)
+        await screen_shown(pilot, app, dialog)
         await pilot.press(*keys)
-        await pilot.pause()
+        await wait_until(pilot, lambda: (app.screen is not dialog) == closes, "the dialog to close or stay")
         return app.results
 
 
@@ -518,7 +524,7 @@ async def test_summary_dialog_custom_prompt() -> None:
     # Ctrl+J adds a line instead of submitting.
     assert await _summary_result("down", "down", "enter", "a", "ctrl+j", "b", "enter") == [("custom", "a\nb")]
     # An empty prompt is not submitted.
-    assert await _summary_result("down", "down", "enter", "enter") == []
+    assert await _summary_result("down", "down", "enter", "enter", closes=False) == []
 
 
 async def test_summary_dialog_custom_cancel_returns_to_the_choices() -> None:
@@ -526,7 +532,7 @@ async def test_summary_dialog_custom_cancel_returns_to_the_choices() -> None:
     async with app.run_test(size=SIZE) as pilot:
         dialog = SummarizeBranchDialog()
         app.open(dialog)
-        await pilot.pause()
+        await screen_shown(pilot, app, dialog)
         await pilot.press("down", "down", "enter")
         assert dialog.editing
         await pilot.press("escape")
@@ -552,7 +558,7 @@ async def _label_result(current: str | None, *keys: str) -> list[Any]:
         await until(pilot, lambda: dialog.query_one(Input).value == (current or ""))
         assert dialog.query_one(Input).value == (current or "")
         await pilot.press(*keys)
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.screen is not dialog, "the dialog to close")
         return app.results
 
 
@@ -568,14 +574,14 @@ async def test_confirm_dialog() -> None:
         app = DialogHost()
         async with app.run_test(size=SIZE) as pilot:
             app.open(ConfirmDialog("Delete it?"))
-            await pilot.pause()
+            await screen_shown(pilot, app, ConfirmDialog)
             await pilot.press(*keys)
             await until(pilot, lambda: app.results == [expected])  # noqa: B023
             assert app.results == [expected]
     app = DialogHost()
     async with app.run_test(size=SIZE) as pilot:
         app.open(ConfirmDialog("Delete it?"))
-        await pilot.pause()
+        await screen_shown(pilot, app, ConfirmDialog)
         await pilot.click("#yes")
         await until(pilot, lambda: app.results == [True])
         assert app.results == [True]
@@ -596,10 +602,10 @@ async def test_progress_dialog_cancel_and_finish() -> None:
         shown = str(dialog.query_one(ProgressIndicator).render())
         assert "Summarizing branch…" in shown and "(esc to cancel)" in shown
         await pilot.press("escape")
-        await pilot.pause()
+        await wait_until(pilot, lambda: len(app.results) == 1, "the cancel")
         dialog = ProgressDialog()
         app.open(dialog)
-        await pilot.pause()
+        await screen_shown(pilot, app, dialog)
         dialog.finish()
         await until(pilot, lambda: app.results == [True, False])
         assert app.results == [True, False]
