@@ -608,6 +608,33 @@ class CompactionSummaryMessage(_SummaryMessage):
         return Content(f"Compacted from {tokens_k(int(self.message.get('tokensBefore') or 0))} tokens")
 
 
+# The role of a line that only the chat shows (never stored, never sent): an automatic failure's report.
+ERROR_LINE_ROLE = "kompaktErrorLine"
+
+
+def error_line_message(text: str) -> Message:
+    return {"role": ERROR_LINE_ROLE, "content": [{"type": "text", "text": text}]}
+
+
+class ErrorLine(ChatMessage):
+    """A red line in the chat: an automatic compaction that failed (pi 0.73.1 shows it there, delta A.7).
+
+    It is part of the live chat only; a redraw of the path from the session file does not bring it back.
+    """
+
+    DEFAULT_CSS = """
+    ErrorLine { border-left: wide $error; }
+    ErrorLine > .message--error { height: auto; }
+    """
+    ACTIONS = ()
+
+    def copy_text(self) -> str:
+        return user_text(self.message.get("content"))
+
+    def compose(self) -> ComposeResult:
+        yield Static(plain(self.copy_text()), classes="message--error")
+
+
 def message_widget(
     message: Message, entry_id: str | None = None, results: dict[str, Message] | None = None
 ) -> ChatMessage | None:
@@ -627,4 +654,6 @@ def message_widget(
         return BranchSummaryMessage(message, entry_id)
     if role == "compactionSummary":
         return CompactionSummaryMessage(message, entry_id)
+    if role == ERROR_LINE_ROLE:
+        return ErrorLine(message)
     return None

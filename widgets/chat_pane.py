@@ -35,6 +35,7 @@ from widgets.chat_messages import (
     OUTPUT_LINES,
     AssistantMessage,
     ChatMessage,
+    error_line_message,
     message_widget,
     result_text,
     type_through,
@@ -538,6 +539,10 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         if message.get("role") == "toolResult":
             return await self.add_tool_result(message, entry_id)
         return await self._append(ChatItem(message, entry_id))
+
+    async def add_error_line(self, text: str) -> ChatMessage:
+        """Append a red line that only the chat shows (not an entry: a redraw of the path drops it)."""
+        return await self._append(ChatItem(error_line_message(text)))
 
     async def add_tool_result(self, message: Message, entry_id: str | None = None) -> ChatMessage | None:
         """Attach a tool result to its call's widget; without a known call it gets its own row."""

@@ -208,6 +208,10 @@ class AgentEventView:
             self.status.message = "Auto-compaction cancelled"  # pi 0.73.1: a status, not an error
         elif event.outcome == "aborted":
             self.host.notify("Compaction cancelled", title="Compaction", severity="error")
+        elif event.reason != "manual":
+            # pi 0.73.1 (delta A.7): an automatic failure is a red line in the chat, where the user reads;
+            # the session's error notice has already said it once as a notification.
+            await self.chat.add_error_line(event.error_message or "Auto-compaction failed.")
         else:
             self.host.notify(
                 event.error_message or "Compaction failed.", title="Compaction failed", severity="error"
