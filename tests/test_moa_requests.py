@@ -309,3 +309,39 @@ async def test_with_nothing_to_compact_the_retry_halves_the_drafts_and_a_second_
     assert outcome is not None and outcome.reason == "error"
     (error,) = [n for n in events.of(Notice) if n.level == "error"]
     assert AGGREGATOR in error.text and "after one compact-and-retry attempt" in error.text
+
+
+def test_the_view_takes_damaged_content_without_raising() -> None:
+    messages = [
+        {"role": "user", "content": None},
+        {"role": "user", "content": ["loose", 5, {"type": "text", "text": None}, {"type": "image"}]},
+        {"role": "assistant", "content": [{"type": "toolCall", "name": None, "arguments": [1, 2]}, "x"]},
+        {"role": "toolResult", "content": None, "toolName": 5},
+        {"role": "assistant", "content": "a bare string"},
+    ]
+    assert render_view(messages) == [
+        ("user", "[an image is here, which the advisers are not shown]"),
+        ("assistant", "[called tool tool with [1,2]]\n\n[5 returned:\n\n]\n\na bare string"),
+        ("user", render_view([{"role": "user", "content": "q"}, messages[-1]])[-1][1]),
+    ]
+
+
+async def test_a_reference_whose_window_has_no_room_is_left_out_without_a_call(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.script("ref-a", Reply.text_reply("draft A"))
+    fake_openai.script("fake", Reply.text_reply("answer"))
+    settings = moa_settings(fake_openai, [REF_A, REF_B])
+    settings.models[REF_B] = settings.models[REF_B].model_copy(
+        update={"context_window": 1_000, "max_output_tokens": 900}
+    )
+    session = make_session(tmp_path, settings)
+    events = Recorder()
+    session.subscribe(events)
+
+    await session.prompt("Which parser?")
+
+    assert [hit.model for hit in fake_openai.hits] == ["ref-a", "fake"]
+    (failed,) = [e.answer for e in events.of(MoaReferenceEnd) if not e.ok]
+    assert failed.model == REF_B and "(1,000 tokens) leaves no room" in (failed.error or "")
+    assert "draft A" in sent_text(fake_openai.hits_for("fake")[0].body)

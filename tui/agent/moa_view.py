@@ -101,13 +101,25 @@ def _add(turns: list[Turn], role: str, text: str) -> None:
         turns.append((role, text))
 
 
-def _user_text(content: Any) -> str:
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    """The content's blocks; a bare string is one text block, anything that is not a block is skipped."""
     if isinstance(content, str):
-        return content
+        return [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if isinstance(block, dict)]
+
+
+def _text(block: Mapping[str, Any]) -> str:
+    text = block.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _user_text(content: Any) -> str:
     parts = []
-    for block in content or ():
+    for block in _blocks(content):
         if block.get("type") == "text":
-            parts.append(block.get("text", ""))
+            parts.append(_text(block))
         elif block.get("type") == "image":
             parts.append(prompts.render("moa_view_image"))
     return "\n".join(part for part in parts if part)
@@ -115,31 +127,27 @@ def _user_text(content: Any) -> str:
 
 def _assistant_text(content: Any, chars: int) -> str:
     parts = []
-    for block in content or ():
+    for block in _blocks(content):
         kind = block.get("type")
         if kind == "text":
-            parts.append(block.get("text", ""))
+            parts.append(_text(block))
         elif kind == "toolCall":
             arguments = block.get("arguments")
             shown = arguments if isinstance(arguments, str) else json_compact(arguments or {})
             shown = head_and_tail(shown, chars)  # a write's arguments can be a whole file
             parts.append(
-                prompts.render("moa_view_tool_call", tool=str(block.get("name", "")), arguments=shown)
+                prompts.render("moa_view_tool_call", tool=str(block.get("name") or "tool"), arguments=shown)
             )
         # Thinking stays out, as in every request.
     return "\n".join(part for part in parts if part)
 
 
 def _tool_result_text(message: Mapping[str, Any], chars: int) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    else:
-        text = "\n".join(
-            block.get("text", "") if block.get("type") == "text" else prompts.render("moa_view_image")
-            for block in content or ()
-            if block.get("type") in ("text", "image")
-        )
+    text = "\n".join(
+        _text(block) if block.get("type") == "text" else prompts.render("moa_view_image")
+        for block in _blocks(message.get("content"))
+        if block.get("type") in ("text", "image")
+    )
     return prompts.render(
         "moa_view_tool_result",
         tool=str(message.get("toolName") or "tool"),
