@@ -34,7 +34,6 @@ async def tree_pane(pilot: Any) -> None:
         pilot, lambda: screen.tree_pane.view.selector is not None and screen.tree_pane.view.has_focus
     )
     await pilot.press("up", "up")
-    await pilot.pause(0.3)  # the detail panel follows a resting cursor
     await wait_for(pilot, lambda: screen.tree_pane.detail.entry_id == screen.tree_pane.view.selected_id)
 
 
