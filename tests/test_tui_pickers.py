@@ -293,3 +293,31 @@ def test_sizes_read_like_ls():
         "20 KB",
         "13 MB",
     ]
+
+
+@pytest.mark.parametrize("width", [80, 100])
+async def test_session_picker_keeps_size_and_directory_on_screen(tmp_path, monkeypatch, width):
+    """D21: a long first message and a deep directory no longer push Size and Directory off screen;
+    the title is cut, the directory keeps its last folders, and a resize cuts them again."""
+    kompakt_home = tmp_path / "kompakt"
+    monkeypatch.setenv("KOMPAKT_HOME", str(kompakt_home))
+    monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi"))
+    deep = "/work/clients/acme/projects/2026/backend/services/session-store"
+    path = write_session(
+        kompakt_home / "sessions", deep, "long", [f.user("explain " * 20 + "the end")], 1_750_000_000.0
+    )
+    size = format_size(path.stat().st_size)
+    picker = SessionPicker()
+    app = PickerHost(picker)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await loaded(app, pilot)
+
+        def row_line() -> str:
+            lines = [strip.text for strip in app.screen._compositor.render_strips()]
+            return next((line for line in lines if "explain" in line), "")
+
+        await until(pilot, lambda: size in row_line() and "session-store" in row_line())
+        line = row_line()
+        assert line.index(size) < line.index("session-store")
+        await pilot.resize_terminal(width + 40, 24)
+        await until(pilot, lambda: "services/session-store" in row_line())

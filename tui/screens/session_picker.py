@@ -9,13 +9,13 @@ Path, or None.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -42,16 +42,39 @@ def format_size(size: int) -> str:
     return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
-def session_title(summary: SessionSummary) -> str:
-    """The session's name, else its first message, else its id."""
+_MIN_TITLE, _MIN_DIRECTORY = 12, 14
+# Modified ("2026-12-02 01:30") never shrinks; each of the five columns has a cell of padding either
+# side, and the table keeps room for its scrollbar.
+_FIXED_WIDTH = 16 + 2 * len(_COLUMNS) + 2
+
+
+def session_title(summary: SessionSummary, width: int = _TITLE_WIDTH) -> str:
+    """The session's name, else its first message, else its id, in at most ``width`` cells."""
     text = summary.name or summary.first_message or f"(empty) {summary.session_id}"
     text = " ".join(sanitize(text).split())
-    return text if len(text) <= _TITLE_WIDTH else text[: _TITLE_WIDTH - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def short_cwd(cwd: str) -> str:
     home = str(Path.home())
     return "~" + cwd[len(home) :] if home != "/" and (cwd == home or cwd.startswith(home + "/")) else cwd
+
+
+def fitted_directory(cwd: str, width: int) -> str:
+    """The directory in at most ``width`` cells, its start dropped: the last folders name it best."""
+    text = sanitize(short_cwd(cwd))
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+
+
+def column_widths(table_width: int, shown: Sequence[SessionSummary]) -> tuple[int, int]:
+    """(title, directory) widths so that Size and Directory stay on screen at ``table_width`` (D21):
+    the directory gets a third of what the other columns leave (at least 14 cells), the title the rest."""
+    source = max((len(s.source) for s in shown), default=0)
+    size = max((len(format_size(s.size)) for s in shown), default=0)
+    room = max(0, table_width - _FIXED_WIDTH - max(source, 6) - max(size, 4))
+    longest = max((len(sanitize(short_cwd(s.cwd))) for s in shown), default=0)
+    directory = min(longest, max(_MIN_DIRECTORY, room // 3))
+    return max(_MIN_TITLE, min(_TITLE_WIDTH, room - directory)), directory
 
 
 class SessionPicker(ModalScreen[Path | None]):
@@ -88,6 +111,18 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
         super().__init__()
         self._lister = lister
         self._sessions: list[SessionSummary] | None = None
+        self._query = ""
+        self._fitted_to = 0  # the table width the rows were cut for
+
+    def on_resize(self, event: events.Resize) -> None:
+        # The titles and directories were cut for the old width: cut them again for the new one.
+        if self._sessions is not None:
+            self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        table = self.query_one(DataTable)
+        if self._sessions is not None and table.size.width != self._fitted_to:
+            self._show(self._query)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="session-picker"):
@@ -119,15 +154,19 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
         words = query.lower().split()
         shown = [s for s in self._sessions if all(w in self._search_text(s) for w in words)]
         table = self.query_one(DataTable)
-        table.clear()
+        self._query = query
+        self._fitted_to = table.size.width or self.app.size.width
+        title_width, directory_width = column_widths(self._fitted_to, shown)
+        table.clear(columns=True)
+        table.add_columns(*_COLUMNS)
         for summary in shown:
             modified = datetime.fromtimestamp(summary.modified).strftime("%Y-%m-%d %H:%M")
             table.add_row(
-                Text(session_title(summary), style="bold" if summary.name else ""),
+                Text(session_title(summary, title_width), style="bold" if summary.name else ""),
                 Text(summary.source, style="dim" if summary.source == "pi" else ""),
                 Text(modified),
                 Text(format_size(summary.size), justify="right"),
-                Text(sanitize(short_cwd(summary.cwd)), style="dim"),
+                Text(fitted_directory(summary.cwd, directory_width), style="dim"),
                 key=str(summary.path),
             )
         total = len(self._sessions)
