@@ -42,6 +42,24 @@ def _as_toml(value: object) -> str:
     return str(value)
 
 
+# XTWINOPS: push the terminal's title before the first change, pop it at exit (terminals without a title
+# stack ignore both).
+_PUSH_TITLE, _POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"
+_TITLE_CHARS = 120
+
+
+def terminal_title(session: str) -> str:
+    """The window title for a session name or file name (D26): one line of text a terminal only shows.
+
+    A session name comes from the file, so escapes are removed, other controls become spaces and
+    bidi overrides are shown (the sanitiser's rules), and the title is capped."""
+    from tui.session.sanitize import sanitize
+
+    shown = "".join(" " if ord(c) < 32 or 0x7F <= ord(c) <= 0x9F else c for c in sanitize(session))
+    title = f"kompakt · {' '.join(shown.split())}"
+    return title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1] + "…"
+
+
 def quick_ui_setting(key: str) -> object:
     """``ui.<key>`` from the settings files, read with tomllib alone (no pydantic) for the first frame."""
     import os
@@ -94,6 +112,7 @@ class KompaktApp(App[None]):
         self.start_background = start_background
         self.ignore_hashes: set[str] = set()
         self._stop_watch = asyncio.Event()
+        self.terminal_title: str | None = None  # the window title set last (D26)
 
     # --- start-up -------------------------------------------------------------------------------
     # The first frame shows the session's chat and the prompt; settings (pydantic), the agent, the
@@ -352,7 +371,19 @@ class KompaktApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    def show_terminal_title(self, session: str) -> None:
+        """Name the session in the terminal's window title (tmux shows it in its status line)."""
+        title = terminal_title(session)
+        if title == self.terminal_title:
+            return
+        first = self.terminal_title is None
+        self.terminal_title = title
+        if self._driver is not None and not self.is_headless:
+            self._driver.write((_PUSH_TITLE if first else "") + f"\x1b]2;{title}\x07")
+
     async def on_unmount(self) -> None:
+        if self.terminal_title is not None and self._driver is not None and not self.is_headless:
+            self._driver.write(_POP_TITLE)
         self._stop_watch.set()
         if self.session is not None:
             self.session.store.close()

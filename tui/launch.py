@@ -76,8 +76,15 @@ def _demo_session(launch: Launch) -> OpenedSession:
         f"Demo session ({what}, at {path}): explore the tree (F2), the timeline (F4) and the settings (F5)."
     ]
     if store.read_only:
-        notices.append(store.read_only_reason or f"{path}: opened read-only.")
-    return OpenedSession(store, store.read_only, False, notices)
+        notices.append(_read_only_notice(store))
+    return OpenedSession(store, store.read_only, store.locked_elsewhere, notices)
+
+
+def _read_only_notice(store: SessionStore) -> str:
+    reason = store.read_only_reason or f"{store.path}: opened read-only."
+    if store.locked_elsewhere:  # D27: the other kompakt writes it, so it is followed as `watch` does
+        reason += " Its new entries appear as they are written."
+    return reason
 
 
 def open_session(launch: Launch) -> OpenedSession:
@@ -104,7 +111,7 @@ def open_session(launch: Launch) -> OpenedSession:
         return OpenedSession(store, False, False, notices)
     store = SessionStore.open(path, on_locked="read_only")
     if store.read_only:
-        notices.append(store.read_only_reason or f"{path}: opened read-only.")
+        notices.append(_read_only_notice(store))
     for problem in store.problems:
         notices.append(f"{path}: {problem} (skipped; the file is unchanged)")
     if store.recovered_torn_line:
@@ -114,7 +121,7 @@ def open_session(launch: Launch) -> OpenedSession:
             f"{path}: migrated from format v{store.migrated_from}; the original is kept as "
             f"{store.migration_backup.name}"
         )
-    return OpenedSession(store, store.read_only, False, notices)
+    return OpenedSession(store, store.read_only, store.locked_elsewhere, notices)
 
 
 class MissingSessionCwdError(SessionError):

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from tui.agent.session import AgentSession
     from tui.config import Settings
     from tui.screens.agent_view import AgentEventView
-    from tui.session.store import RefreshResult
+    from tui.session.store import RefreshResult, SessionStore
 
 
 WELCOME = """kompakt: a conversation that is a tree, with compaction you can watch.
@@ -80,6 +80,15 @@ class MainScreen(Screen[None]):
 
     app = getters.app(KompaktApp)
     AUTO_FOCUS = "PromptInput"
+    # D25: below these heights the welcome, the collapsed strip, the status bar and the chat are hidden in
+    # turn (app.tcss), so that the prompt stays on screen.
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-minimal"),
+        (5, "-tiny"),
+        (9, "-short"),
+        (14, "-low"),
+        (24, "-roomy"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "toggle_tree", "Tree pane", id="main.toggle_tree", priority=True),
         Binding("f3", "open_tree", "Full tree", id="main.open_tree", priority=True, show=False),
@@ -125,6 +134,7 @@ class MainScreen(Screen[None]):
         self.events: AgentEventView | None = None
         self.queued_prompts: list[str] = []
         self._tree_loaded = False
+        self._timeline_enabled = True  # ui.showTimeline
         self._tree_loading = False  # a build is queued behind the next frame
         self._drawn_path = -1  # the store's path_revision the chat shows
         self._stop_listening: Callable[[], None] | None = None
@@ -147,6 +157,8 @@ class MainScreen(Screen[None]):
         self.app.litellm_loaded.subscribe(self, self._on_litellm_loaded)
         self.status.litellm_loading = self.app.start_background
         self.tree_pane.display = False
+        # The stylesheet lays out a short screen differently while the timeline's panel is open (D25).
+        self.watch(self.timeline, "expanded", lambda expanded: self.set_class(expanded, "-panel"))
         if self.app.session is None:
             try:
                 self.app.open_launch(self.app.launch)
@@ -182,7 +194,7 @@ class MainScreen(Screen[None]):
             if opened.read_only
             else "Message (Enter sends, Shift+Enter new line)"
         )
-        self.sub_title = store.name or store.path.name
+        self._show_session_name(store)
         self.refresh_bindings()  # write actions come and go with read-only (check_action)
         self._show_welcome()
         self._tree_loaded = False
@@ -207,7 +219,11 @@ class MainScreen(Screen[None]):
 
     def _show_welcome(self) -> None:
         """The welcome text stands where the chat is while the session has no entries at all."""
-        self.query_one("#welcome").display = not self.app.session.store.entries
+        welcome = self.query_one("#welcome")
+        if self.app.session.store.entries:
+            welcome.display = False
+        else:  # as the stylesheet says: a short terminal leaves it out (D25)
+            welcome.styles.clear_rule("display")
 
     async def _attach_agent(self, notices: list[str] = (), *, startup: bool = False) -> None:
         from tui.agent.session import AgentSession
@@ -233,7 +249,7 @@ class MainScreen(Screen[None]):
         self.queued_prompts.clear()
         self.events = AgentEventView(self, store, self.chat, self.timeline, self.status)
         self.agent.subscribe(lambda event: self.post_message(AgentEventMessage(event)))
-        self.timeline.display = settings.ui.show_timeline
+        self._show_timeline(settings.ui.show_timeline)
         self.refresh_status()
         self.refresh_timeline()
         for notice in notices:
@@ -301,13 +317,18 @@ class MainScreen(Screen[None]):
         self.status.session_settings = bool(self.agent.session_overrides)
         self.status.max_iterations = self.app.settings.agent.max_iterations
 
+    def _show_session_name(self, store: SessionStore) -> None:
+        """The session's name (/name), or its file name, as the screen's subtitle and the terminal's title."""
+        self.sub_title = store.name or store.path.name
+        self.app.show_terminal_title(self.sub_title)
+
     @on(SessionChanged)
     async def _session_changed(self, _message: SessionChanged) -> None:
         """The one redraw after a store change: the whole chat only when the shown path changed."""
         store = self.app.store
         if store.path_revision != self._drawn_path:
             await self._draw_chat()
-        self.sub_title = store.name or store.path.name
+        self._show_session_name(store)
         self.session_changed()
 
     def session_changed(self) -> None:
@@ -327,7 +348,7 @@ class MainScreen(Screen[None]):
             self.agent.update_settings(settings)
             self.agent.store.fsync_mode = settings.session.fsync
             self._warn_if_reserve_fills_window()
-        self.timeline.display = settings.ui.show_timeline
+        self._show_timeline(settings.ui.show_timeline)
         self.refresh_timeline()
         self.refresh_status()
 
@@ -623,18 +644,28 @@ class MainScreen(Screen[None]):
             await main_commands.navigate(self, self.agent, entry_id)
 
     # --- the timeline -------------------------------------------------------------------------
+    def _show_timeline(self, show: bool) -> None:
+        """``ui.showTimeline``. Shown means "as the stylesheet says", which hides the collapsed strip on a
+        short terminal (D25); an inline ``display = True`` would override that."""
+        self._timeline_enabled = show
+        if show:
+            self.timeline.styles.clear_rule("display")
+        else:
+            self.timeline.display = False
+
     def action_toggle_timeline(self) -> None:
         """F4: expand the timeline and focus it (its what-if keys then work at once); F4 again gives the
         prompt the focus back. An expanded timeline without the focus (the prompt was clicked) gets
-        the focus, rather than collapsing under the user (D20)."""
+        the focus, rather than collapsing under the user (D20). Whether it is shown is the setting's
+        say (``ui.showTimeline``): a short terminal shows the panel only once it is expanded (D25)."""
         timeline = self.timeline
-        if timeline.expanded and (timeline.has_focus or not timeline.display):
+        if timeline.expanded and (timeline.has_focus or not self._timeline_enabled):
             timeline.expanded = False
             if timeline.has_focus:
                 self.prompt.focus()
             return
         timeline.expanded = True
-        if timeline.display:
+        if self._timeline_enabled:
             timeline.focus()
 
     @on(CompactionTimeline.CompactNowRequested)
@@ -767,9 +798,12 @@ class MainScreen(Screen[None]):
         except (SessionError, OSError) as exc:
             self.notify(str(exc), title="Cannot open the session", severity="error")
             return False
+        self.workers.cancel_group(self, "follow")  # the session followed so far is closed now
         self.app.use_session(launch, opened)
         await self._attach_agent(opened.notices)
         await self._show_chat()
+        if opened.follow:  # D27: opened read-only because another kompakt writes it
+            self.follow_session()
         return True
 
     # --- watch mode ---------------------------------------------------------------------------

@@ -242,6 +242,7 @@ class SessionStore:
         self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file that was loaded
         self._head = b""  # its first bytes (the header line, mostly)
         self.read_only_reason: str | None = None
+        self.locked_elsewhere = False  # read-only because another kompakt holds the lock (and writes)
         self.migration_backup: Path | None = None
         # Set when the file may no longer match what was reported: appends are refused until reopened.
         self.write_failure: str | None = None
@@ -373,7 +374,7 @@ class SessionStore:
         except SessionLockedError:
             if on_locked == "error":
                 raise
-            store.read_only = True
+            store.read_only, store.locked_elsewhere = True, True
             store.read_only_reason = f"{store.path} is open in another kompakt: opened read-only."
             store._load()
             return store
