@@ -1,6 +1,7 @@
 """Prompt parsing: slash commands, ! and !! shell lines, and plain messages."""
 
-from tui.slash import completions, parse
+from tui.slash import parse
+from widgets.slash_commands import complete
 
 
 def test_commands_and_arguments() -> None:
@@ -26,7 +27,7 @@ def test_bash_lines() -> None:
 
 
 def test_completions() -> None:
-    assert [c.name for c in completions("/co")] == ["compact", "continue"]
-    assert [c.name for c in completions("/com")] == ["compact"]
-    assert len(completions("/")) > 8
-    assert completions("/compact x") == [] and completions("hi") == []
+    assert [c.name for c in complete("/co")] == ["/compact", "/continue"]
+    assert [c.name for c in complete("/com")] == ["/compact"]
+    assert len(complete("/")) > 8
+    assert complete("/compact x") == [] and complete("hi") == []

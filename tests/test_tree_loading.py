@@ -5,6 +5,7 @@ from __future__ import annotations
 from bench.gen_session import generate
 from tests.app_e2e_helpers import ready, screen_text, wait_until
 from tests.test_tui_uncompact import SIZE, app_on
+from tui.screens.tree_actions import toggle_tree
 from widgets.session_tree import LOADING_FOOTER, LOADING_TEXT
 
 
@@ -27,7 +28,7 @@ async def test_f2_shows_the_loading_line_until_the_rows_arrive(tmp_path, monkeyp
         # Queued before F2's own deferred build, so it runs after the same repaint, just before the build:
         # what the screen showed in the frame before the rows.
         screen.call_after_refresh(lambda: painted.append((view.selector is None, _painted(screen))))
-        screen.action_toggle_tree()  # what F2 runs
+        toggle_tree(screen)  # what F2 runs
         assert pane.display and view.selector is None
         assert _footer(screen) == LOADING_FOOTER != "(0/0)"
         await wait_until(pilot, lambda: painted, "the first frame")

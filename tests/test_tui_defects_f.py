@@ -145,9 +145,9 @@ async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_writ
         assert fake_openai.hit_count == 0
         assert app.launch.path.read_bytes() == before
         assert "Compact" not in screen_text(app).splitlines()[-1]
-        screen.action_toggle_timeline()
+        await pilot.press("f4")
         await wait_until(pilot, lambda: app.focused is screen.timeline, "the focused timeline")
-        screen.action_toggle_tree()
+        await pilot.press("f2")
         await wait_until(pilot, lambda: screen.tree_pane.display, "the tree pane")
         screen.tree_pane.view.focus()
         await wait_until(pilot, lambda: app.focused is screen.tree_pane.view, "the focused tree")

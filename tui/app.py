@@ -10,19 +10,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
+from textual.command import Provider
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
 from tui.launch import Launch, OpenedSession, open_session
+from tui.screens.commands import key_bindings
+from tui.screens.palette import KompaktCommands, palette_commands
 
 if TYPE_CHECKING:
     from tui.config import Settings, SettingsError
@@ -89,10 +92,8 @@ class KompaktApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere find it
     TITLE = "kompakt"
     ENABLE_COMMAND_PALETTE = True
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "help", "Help", id="app.help"),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
-    ]
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {KompaktCommands}
+    BINDINGS: ClassVar[list[BindingType]] = key_bindings(on_app=True)
 
     def __init__(
         self,
@@ -354,16 +355,9 @@ class KompaktApp(App[None]):
 
     # --- commands and help ----------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        for binding in screen.active_bindings.values():
-            b = binding.binding
-            if b.description and b.action not in ("help", "command_palette", "quit"):
-                yield SystemCommand(
-                    b.description,
-                    b.tooltip or f"Key: {b.key}",
-                    lambda node=binding.node, action=b.action: self.run_action(action, node),
-                )
-        yield SystemCommand("Help", "Keys, commands and what each pane does (F1)", self.action_help)
+        """The palette's commands over ``screen`` (see :mod:`tui.screens.palette`), without their groups."""
+        for command in palette_commands(self, screen):
+            yield SystemCommand(command.title, command.help, command.callback)
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen

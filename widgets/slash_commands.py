@@ -1,6 +1,6 @@
 """The prompt's slash commands and their completion (pure functions, no Textual).
 
-The main screen runs the commands (listed once, in :mod:`tui.slash`); the prompt only offers them: typing ``/`` followed by the start of a name
+The main screen runs the commands (listed once, in :mod:`tui.actions`); the prompt only offers them: typing ``/`` followed by the start of a name
 lists the matching commands, and accepting one fills in its name.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tui.slash import COMMANDS
+from tui.actions import SLASH_COMMANDS as TABLE
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,9 @@ class SlashCommand:
         return self.name + (" " if self.args else "")
 
 
-# One list of commands for the whole app: tui.slash describes them, the main screen runs them.
+# One list of commands for the whole app: the action table (tui.actions) describes them, the main screen runs them.
 SLASH_COMMANDS: tuple[SlashCommand, ...] = tuple(
-    SlashCommand(f"/{command.name}", command.args, command.help) for command in COMMANDS
+    SlashCommand(f"/{command.slash}", command.args, command.help) for command in TABLE
 )
 
 

@@ -3,7 +3,7 @@
 The history view is the whole active branch with each compaction's summarised messages folded behind a
 divider (:mod:`widgets.chat_history`); the context view is exactly what the model sees
 (``displayed_entries``: the messages of ``build_session_context``). F9 switches (``main.toggle_chat_view``);
-the main screen's one redraw, :meth:`MainScreen._draw_chat`, calls :func:`draw` for either.
+the main screen's one redraw, :meth:`MainScreen.draw_chat`, calls :func:`draw` for either.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ async def toggle(screen: MainScreen) -> None:
     chat = screen.chat
     had_focus = screen.focused is not None and (screen.focused is chat or chat in screen.focused.ancestors)
     chat.view = "context" if view_of(chat) == "history" else "history"
-    await screen.redraw_chat()
+    await screen.draw_chat()
     if had_focus:
         chat.focus()  # the focused message went with the redraw
     screen.notify(VIEW_NOTES[chat.view], timeout=3)

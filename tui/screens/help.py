@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
-from tui.slash import COMMANDS
+from tui.actions import SLASH_COMMANDS
 
 
 def _key_display(screen: Screen, key: str) -> str:
@@ -65,8 +65,10 @@ def help_markdown(screen: Screen) -> str:
         '## Keys\n\nRemap any of them in settings.toml, e.g. `[keymap]` `"main.compact" = "ctrl+k"`.\n\n'
         "| key | action | id |\n|---|---|---|\n" + "\n".join(_key_rows(screen))
     )
+    # D5: a command the screen refuses now (a write in a read-only session) is not offered.
+    offered = [c for c in SLASH_COMMANDS if screen.check_action("command", (c.name,))]
     commands = "## Commands (type in the prompt)\n\n| command | what it does |\n|---|---|\n" + "\n".join(
-        f"| `{c.usage}` | {c.help} |" for c in COMMANDS
+        f"| `{c.usage}` | {c.help} |" for c in offered
     )
     shell = (
         "`!cmd` runs a shell command and adds its output to the context; `!!cmd` runs it without adding it."

@@ -1,0 +1,107 @@
+"""The main screen's session plumbing: attaching an agent to the open session, and following a watched file.
+
+:func:`attach_agent` makes the :class:`~tui.agent.session.AgentSession` for the session the app has open
+(after start-up and after every session switch), wires its events to the screen, and asks about a
+working directory that is gone or elsewhere. :func:`show_followed` extends the chat when another process
+appends to a watched session (``kompakt watch``); the store's own announcement redraws the rest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.screens.main import MainScreen
+    from tui.session.store import RefreshResult
+
+# Entry types the chat shows, and how many new ones watch mode still mounts one by one.
+CHAT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary", "compaction"})
+FOLLOW_BATCH = 8
+
+
+async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool) -> None:
+    from tui.agent.session import AgentSession
+    from tui.hooks import HookRunner
+    from tui.launch import missing_session_cwd, other_session_cwd
+    from tui.screens.agent_view import AgentEventView
+    from tui.screens.main import AgentEventMessage
+
+    app = screen.app
+    opened = app.session
+    assert opened is not None and app.settings is not None
+    store = opened.store
+    if screen.agent is not None:
+        await screen.agent.close()
+        screen.chat.end_stream()  # a reply the old agent left open goes with the next redraw
+    settings = app.settings
+    store.fsync_mode = settings.session.fsync
+    hooks = HookRunner.from_settings(settings.hooks.modules, on_error=screen.hook_failed)
+    # Asked below, once the agent exists; the demo's stored cwd is made up and it works here.
+    missing_cwd = None if app.launch.mode == "demo" else missing_session_cwd(store)
+    # Tools work where kompakt started; a session file's cwd only once the user says so (below).
+    workspace = app.launch.cwd
+    asks = app.launch.mode != "demo" and not opened.read_only and missing_cwd is None
+    other_cwd = other_session_cwd(store, workspace) if asks else None
+    agent = AgentSession(store, settings, workspace=workspace, ask=screen.ask_approval, hooks=hooks)
+    screen.agent = agent
+    screen.queued_prompts.clear()
+    screen.events = AgentEventView(screen, store, screen.chat, screen.timeline, screen.status)
+    agent.subscribe(lambda event: screen.post_message(AgentEventMessage(event)))
+    screen.show_timeline(settings.ui.show_timeline)
+    screen.refresh_status()
+    screen.refresh_timeline()
+    for notice in notices:
+        screen.notify(notice, timeout=8)
+    warn_if_reserve_fills_window(screen)
+    if missing_cwd is not None:
+        from tui.screens.missing_cwd import ask_missing_cwd
+
+        ask_missing_cwd(screen, missing_cwd, startup=startup)
+    elif other_cwd is not None:
+        from tui.screens.missing_cwd import ask_other_cwd
+
+        ask_other_cwd(screen, other_cwd)
+
+
+def warn_if_reserve_fills_window(screen: MainScreen) -> None:
+    from tui.compaction.engine import reserve_fills_window
+
+    agent = screen.agent
+    assert agent is not None
+    # The settings in force for this session: the files' with the session's own values on top.
+    reserve, window = agent.settings.compaction.reserve_tokens, agent.context_window
+    if reserve_fills_window(reserve, window):
+        screen.notify(
+            f"compaction.reserveTokens {reserve:,} is not below the context window of {window:,} "
+            f"tokens of {agent.model}: automatic compaction is off until it is lowered.",
+            title="Settings",
+            severity="warning",
+            timeout=12,
+        )
+
+
+async def show_followed(screen: MainScreen, result: RefreshResult) -> None:
+    """Another process appended (or replaced the file): extend the chat; the store's own announcement
+    redraws the rest, and the whole chat when the shown path changed (a reload, a compaction, a jump)."""
+    store = screen.app.store
+    if result.problem:
+        if result.problem != screen.follow_problem:
+            screen.notify(
+                f"{result.problem}; still watching.", title="Cannot read the session", severity="warning"
+            )
+        screen.follow_problem = result.problem
+        return
+    screen.follow_problem = None
+    shown = [e for e in result.new_entries if e.get("type") in CHAT_ENTRY_TYPES]
+    if result.reloaded:
+        screen.notify("The session file was replaced or truncated: reloaded.", severity="warning")
+        screen.tree_pane.set_session(store.tree, store.leaf_id)
+    elif store.path_revision != screen.drawn_path:
+        pass  # the pending SessionChanged redraws the whole chat
+    elif len(shown) > FOLLOW_BATCH:
+        # One redraw for a whole batch: mounting a fast writer's entries one by one fell minutes behind,
+        # while a reload mounts about one screen whatever the batch size.
+        await screen.draw_chat()
+    else:
+        for entry in shown:
+            await screen.chat.add_message(entry)
