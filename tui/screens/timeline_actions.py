@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tui.screens import tree_actions
+
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
 
@@ -24,7 +26,7 @@ def _tree_follows(screen: MainScreen, entry_id: str) -> None:
     if pane.view.selector is not None:
         pane.select(entry_id)
     else:  # the rows are built after the next frame: select once they are there
-        screen._load_tree()
+        tree_actions.load_tree(screen)
         screen.call_after_refresh(pane.select, entry_id)
 
 
