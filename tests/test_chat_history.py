@@ -182,7 +182,7 @@ async def test_the_history_view_folds_each_compaction_behind_its_divider_and_mar
         await pilot.click(fold)
         await wait_until(pilot, lambda: names["oldest"] in mounted_ids(screen), "opened by a click")
         # A redraw of the whole path (a navigation, a compaction, a reply elsewhere) keeps it open.
-        await screen.redraw_chat()
+        await screen.draw_chat()
         while chat.first_loaded > 0:
             await chat.load_earlier()
         assert names["oldest"] in mounted_ids(screen)
