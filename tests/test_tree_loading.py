@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import orjson
+
 from bench.gen_session import generate
 from tests.app_e2e_helpers import ready, screen_text, wait_until
 from tests.test_tui_uncompact import SIZE, app_on
@@ -43,3 +45,35 @@ async def test_f2_shows_the_loading_line_until_the_rows_arrive(tmp_path, monkeyp
         await wait_until(pilot, lambda: LOADING_TEXT not in screen_text(app), "the rows on screen")
         await pilot.press("f2", "f2")  # hidden and shown again: the rows are kept, no second load
         assert view.selector is selector and _footer(screen) != LOADING_FOOTER
+
+
+async def test_f3_shows_the_loading_line_before_the_rows_are_built(tmp_path, monkeypatch):
+    """The full-screen /tree, like F2's pane: its first frame says it is loading, never an empty tree."""
+    from tui.screens.tree_screen import TreeScreen
+    from widgets.session_tree_pane import SessionTreePane
+
+    path = generate(tmp_path / "big.jsonl", entries=3_000, big_output_lines=5)
+    header, rest = path.read_bytes().split(b"\n", 1)
+    # Recorded here, so no "work in the session's directory?" question comes first.
+    path.write_bytes(orjson.dumps(orjson.loads(header) | {"cwd": str(tmp_path)}) + b"\n" + rest)
+    app = app_on(tmp_path, monkeypatch, path)
+    built = SessionTreePane.set_session
+    painted: list[str] = []
+
+    def watched_build(pane, *args, **kwargs):  # what the full screen showed when its rows were built
+        if isinstance(pane.screen, TreeScreen):
+            painted.append(_painted(pane.screen))
+        return built(pane, *args, **kwargs)
+
+    monkeypatch.setattr(SessionTreePane, "set_session", watched_build)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen), "the full-screen tree")
+        tree = app.screen
+        await wait_until(pilot, lambda: tree.pane.view.selector is not None, "the rows")
+        [frame] = painted
+        assert LOADING_TEXT in frame and LOADING_FOOTER in frame and "(0/0)" not in frame
+        assert tree.pane.view.selector.selected_id == screen.agent.store.leaf_id
+        await wait_until(pilot, lambda: LOADING_TEXT not in _painted(tree), "the rows on screen")
+        assert tree.pane.view.has_focus

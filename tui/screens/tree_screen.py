@@ -49,6 +49,12 @@ class TreeScreen(ModalScreen[str | None]):
         yield self.pane
 
     def on_mount(self) -> None:
+        # As in the side pane: the loading line reaches the screen first, then the rows are built (a
+        # 10k-entry tree takes a moment, and building it here would hold the old screen without a sign).
+        self.pane.show_loading()
+        self.call_after_refresh(self._build)
+
+    def _build(self) -> None:
         tree_index, leaf_id, selected_id, filter_mode = self._session
         self.pane.set_session(tree_index, leaf_id, filter_mode=filter_mode, selected_id=selected_id)
 
