@@ -127,6 +127,32 @@ async def test_plan_cuts_on_the_pruned_path_as_compact_does(
     assert planned["tokensBefore"] == result.entry["tokensBefore"]
 
 
+async def test_plan_tests_the_threshold_after_pruning_as_the_agent_does(
+    tmp_path: Path, fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The file of the first test before its check ran: 120,000 reported, 75,000 once pruned.
+    settings = make_settings(fake_openai, context_window=WINDOW, compaction={"enabled": False})
+    session = make_session(tmp_path, settings, summarize=CountingSummarizer())
+    _outputs(fake_openai, 120_000)
+    await session.prompt("what do the logs say?")
+    assert not _prunes(session.store)
+    path = str(session.store.path)
+
+    assert main(["plan", path, "--context-window", str(WINDOW), "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    saved = planned["pruning"]["tokensSaved"]
+    assert 44_000 < saved < 45_000
+    # The agent prunes, subtracts the savings and does not compact (the first test): plan agrees.
+    assert planned["contextTokens"] == 120_000 - saved < THRESHOLD == planned["threshold"]
+    assert planned["thresholdCrossed"] is False
+    # Without the prune it is the stored context: over the threshold.
+    assert main(["plan", path, "--context-window", str(WINDOW), "--json", "--no-prune"]) == 0
+    unpruned = json.loads(capsys.readouterr().out)
+    assert unpruned["contextTokens"] == 120_000 and unpruned["thresholdCrossed"] is True
+    assert main(["plan", path, "--context-window", str(WINDOW)]) == 0
+    assert "not crossed" in capsys.readouterr().out
+
+
 async def test_timeline_and_entry_detail_show_the_pruned_outputs(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:

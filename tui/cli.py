@@ -397,17 +397,16 @@ def resolve_context_window(explicit: int | None, settings: Any, model: str) -> t
 
 # --- plan ------------------------------------------------------------------------------------
 def cmd_plan(args: argparse.Namespace) -> int:
-    from tui.compaction.context_size import path_context
-    from tui.compaction.engine import prepare_session_compaction
+    from tui.compaction.context_size import context_size
+    from tui.compaction.engine import prepare_session_compaction, trigger_check
     from tui.compaction.head_tail import HeadTailPlan
-    from tui.compaction.plan import CompactionPlan, threshold
+    from tui.compaction.plan import CompactionPlan
 
     store = open_session(args.file)
     settings, sources = effective_settings(args, store)
     config = settings.compaction
     leaf = _leaf(store, args.leaf)
     path = store.get_branch(leaf)
-    sized = path_context(path)
     model, model_source = resolve_model_source(settings, sources)
     window, window_source = resolve_context_window(args.context_window, settings, model)
     if config.reserve_tokens >= window:
@@ -417,20 +416,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         )
     prepared = prepare_session_compaction(path, settings, window, prune=not args.no_prune)
     plan, pruning = prepared.plan, prepared.prune
-    if config.strategy == "head-tail":
-        # Hermes's trigger: its own estimate of the (pruned) path against its own threshold, as the agent.
-        from tui.compaction.head_tail import HeadTailConfig, context_size
-
-        head_tail = HeadTailConfig.from_settings(config)
-        limit = head_tail.threshold(window, config.reserve_tokens).threshold_tokens
-        context_tokens = context_size(prepared.planned_path)[1]
-        crossed = context_tokens >= limit
-        measure = "head-tail estimate"
-    else:
-        limit = threshold(window, config.reserve_tokens)
-        context_tokens = sized.estimate.tokens
-        crossed = context_tokens > limit
-        measure = "usage + estimate"
+    # The agent's threshold test: on the pruned path, the usage minus what the prune saved (omp).
+    check = trigger_check(prepared.planned_path, settings, window, context_size(prepared.planned_path).tokens)
+    limit, context_tokens, crossed, measure = check.threshold, check.tokens, check.crossed, check.measure
     result = {
         **plan.to_json(),
         "leafId": leaf,

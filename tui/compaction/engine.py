@@ -38,9 +38,8 @@ from tui.compaction.head_tail import (
     plan_head_tail,
     saved_enough,
 )
-from tui.compaction.head_tail import should_compact as head_tail_due
 from tui.compaction.head_tail_summary import fold_protected, summarize_head_tail
-from tui.compaction.plan import CompactionPlan, PlanSkip, prepare_compaction
+from tui.compaction.plan import CompactionPlan, PlanSkip, prepare_compaction, threshold
 from tui.compaction.pruning import PrunePlan, plan_pruning, prune_entry_data
 from tui.compaction.summarizer import PlanSummary, SummarizeFn, SummaryBudgets, finish_summary, summarize_plan
 from tui.compaction.summary_sources import SummaryMeter, remote_summarize_fn
@@ -178,19 +177,43 @@ def reserve_fills_window(reserve_tokens: int, context_window: int) -> bool:
 
 
 def compaction_due(path: list[Entry], settings: Settings, context_window: int, context_tokens: int) -> bool:
-    """Whether the configured strategy's trigger fires for the active path.
+    """Whether automatic compaction is on and the configured strategy's trigger fires for the active path."""
+    config = settings.compaction
+    if not config.enabled:
+        return False
+    return trigger_check(path, settings, context_window, context_tokens).crossed
 
-    keep-recent: pi's rule on ``context_tokens`` (the last usage plus what followed). head-tail: Hermes's
-    threshold on its own estimate of the path, the estimate its planner cuts with.
+
+@dataclass(frozen=True)
+class TriggerCheck:
+    """The figures the threshold test compared, whichever strategy made it."""
+
+    tokens: int
+    threshold: int
+    crossed: bool
+    measure: str
+
+
+def trigger_check(
+    path: list[Entry], settings: Settings, context_window: int, context_tokens: int
+) -> TriggerCheck:
+    """The strategy's threshold test on ``path`` (the agent's and ``kompakt plan``'s one rule).
+
+    keep-recent: pi's rule on ``context_tokens`` (the last usage plus what followed, minus what pruning
+    after that usage saved). head-tail: Hermes's threshold on its own estimate of the path, the estimate
+    its planner cuts with (``context_tokens`` is not used).
     """
     config = settings.compaction
-    if not config.enabled or reserve_fills_window(config.reserve_tokens, context_window):
-        return False
+    room = not reserve_fills_window(config.reserve_tokens, context_window)
     if config.strategy == "head-tail":
-        return head_tail_due(
-            path, context_window, config.reserve_tokens, HeadTailConfig.from_settings(config)
-        )
-    return should_compact(context_tokens, context_window, config.reserve_tokens)
+        head_tail = HeadTailConfig.from_settings(config)
+        limit = head_tail.threshold(context_window, config.reserve_tokens).threshold_tokens
+        tokens = context_size(path)[1]
+        return TriggerCheck(tokens, limit, room and tokens >= limit, "head-tail estimate")
+    crossed = room and should_compact(context_tokens, context_window, config.reserve_tokens)
+    return TriggerCheck(
+        context_tokens, threshold(context_window, config.reserve_tokens), crossed, "usage + estimate"
+    )
 
 
 def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
