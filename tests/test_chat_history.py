@@ -438,3 +438,35 @@ async def test_f9_on_a_new_empty_session_keeps_the_welcome(tmp_path, monkeypatch
         await pilot.press("f9")
         await wait_until(pilot, lambda: screen.chat.view == "history", "the history view")
         assert screen.chat.message_widgets == [] and "a conversation that is a tree" in screen_text(app)
+
+
+def test_hostile_figures_read_the_same_in_the_divider_the_timeline_the_inspector_and_the_context_card(
+    tmp_path,
+):
+    """A writer's negative or absurd figures (tokensBefore -3, durationMs -5, tokensAfter 10**15) are no
+    counts anywhere: the timeline's past compactions showed '-3 → …' and '-0.0s', the inspector -3 and
+    a 10**15 'after', the context view's card 'Compacted from -3 tokens', while the divider said 0."""
+    from tui.compaction.timeline import build_timeline
+    from widgets.chat_messages import CompactionSummaryMessage
+
+    store, _ids = new_session(tmp_path, [("q1", "a1"), ("q2", "a2")])
+    entry = store.append_compaction(
+        "S", "no-such-id", -3, {"kompakt": {"durationMs": -5, "tokensAfter": 10**15, "keepRecentTokens": -1}}
+    )
+    store.close()
+    store = SessionStore.open(store.path)
+    assert not store.problems
+    branch = store.get_branch()
+    fold = history_layout(branch).folds[0]
+    past = build_timeline(branch, context_window=128_000, reserve_tokens=16_384, keep_recent_tokens=20_000)
+    shown = past.compactions[0]
+    facts = inspect_compaction(branch, entry["id"]).facts
+    assert fold.tokens_before == shown.tokens_before == facts.tokens_before == 0
+    assert fold.duration_ms is shown.duration_ms is facts.duration_ms is None
+    assert shown.tokens_after == facts.tokens_after == fold.tokens_after < 10**15  # estimated instead
+    assert not shown.tokens_after_recorded and facts.keep_recent_tokens is None
+    card = CompactionSummaryMessage(
+        {"role": "compactionSummary", "summary": "S", "tokensBefore": -3}, entry["id"]
+    )
+    assert card.title().plain == "Compacted from 0 tokens"
+    store.close()

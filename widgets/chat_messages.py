@@ -24,7 +24,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from tui.compaction.token_text import format_tokens
+from tui.compaction.token_text import format_tokens, recorded_count
 from tui.session.content import content_text
 from tui.session.display import tool_call_label
 from tui.session.entries import Message
@@ -605,7 +605,9 @@ class BranchSummaryMessage(_SummaryMessage):
 
 class CompactionSummaryMessage(_SummaryMessage):
     def title(self) -> Content:
-        return Content(f"Compacted from {tokens_k(int(self.message.get('tokensBefore') or 0))} tokens")
+        return Content(
+            f"Compacted from {tokens_k(recorded_count(self.message.get('tokensBefore')) or 0)} tokens"
+        )
 
 
 # The role of a line that only the chat shows (never stored, never sent): an automatic failure's report.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.compaction.boundary import compaction_boundary
-from tui.compaction.token_text import format_tokens
+from tui.compaction.token_text import format_tokens, recorded_count
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import compaction_summary_message, entry_to_message
 from tui.session.display import flat
@@ -68,13 +68,6 @@ class HistoryLayout:
         return self.folds[-1] if self.folds else None
 
 
-def _count(value: Any) -> int | None:
-    """A non-negative int from untrusted JSON (bools are not counts)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return None
-    return int(value) if 0 <= value < 10**15 else None
-
-
 def _kompakt_details(entry: Entry) -> dict[str, Any]:
     details = entry.get("details")
     kompakt = details.get("kompakt") if isinstance(details, dict) else None
@@ -108,7 +101,7 @@ def history_layout(path: Sequence[Entry]) -> HistoryLayout:
         start = min(max(start, floor), end) if end >= floor else end
         if kept_from is not None and kept_from > index:
             kept_from = None  # pi allows the id anywhere on the path; a kept region after it is not one
-        after = _count(kompakt.get("tokensAfter"))
+        after = recorded_count(kompakt.get("tokensAfter"))
         measured = after is not None and kompakt.get("tokensAfterMeasured") is True
         if after is None:  # pi's entries: the context right after it, the summary and what it kept
             kept = path[kept_from:index] if kept_from is not None else ()
@@ -126,11 +119,11 @@ def history_layout(path: Sequence[Entry]) -> HistoryLayout:
                 messages=sum(
                     1 for e in path[start:end] if _shown(e) and (ids is None or str(e.get("id")) in ids)
                 ),
-                tokens_before=_count(entry.get("tokensBefore")) or 0,
+                tokens_before=recorded_count(entry.get("tokensBefore")) or 0,
                 tokens_after=after,
                 tokens_after_measured=measured,
                 reason=reason if isinstance(reason, str) and reason else None,
-                duration_ms=_count(kompakt.get("durationMs")),
+                duration_ms=recorded_count(kompakt.get("durationMs")),
                 middle=ids,
             )
         )

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from tui.compaction.boundary import compaction_boundary
+from tui.compaction.token_text import recorded_count
 from tui.compaction.tokens import estimate_tokens, sum_tokens
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.display import entry_text, tool_calls_by_id
@@ -133,26 +134,22 @@ def _rows(entries: Sequence[Entry], calls: dict[str, tuple[str, Any]]) -> list[I
     return rows
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _facts(entry: Entry, kompakt: dict[str, Any], tokens_after: int) -> CompactionFacts:
     measured = kompakt.get("tokensBeforeMeasured")
     cost = kompakt.get("costUsd")
     return CompactionFacts(
-        tokens_before=int(entry.get("tokensBefore") or 0),
+        tokens_before=recorded_count(entry.get("tokensBefore")) or 0,
         tokens_before_measured=measured if isinstance(measured, bool) else None,
         tokens_after=tokens_after,
         tokens_after_measured=kompakt.get("tokensAfterMeasured") is True,
         reason=kompakt.get("reason"),
         model=kompakt.get("model"),
         summary_source=kompakt.get("summarySource") or ("hook" if entry.get("fromHook") else None),
-        duration_ms=_int_or_none(kompakt.get("durationMs")),
+        duration_ms=recorded_count(kompakt.get("durationMs")),
         cost_usd=cost if isinstance(cost, int | float) and not isinstance(cost, bool) else None,
-        keep_recent_tokens=_int_or_none(kompakt.get("keepRecentTokens")),
-        keep_recent_tokens_used=_int_or_none(kompakt.get("keepRecentTokensUsed")),
-        reserve_tokens=_int_or_none(kompakt.get("reserveTokens")),
+        keep_recent_tokens=recorded_count(kompakt.get("keepRecentTokens")),
+        keep_recent_tokens_used=recorded_count(kompakt.get("keepRecentTokensUsed")),
+        reserve_tokens=recorded_count(kompakt.get("reserveTokens")),
         strategy=kompakt.get("strategy"),
     )
 
@@ -210,7 +207,7 @@ def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionI
         summarised = _rows(before[start:cut], calls)
         kept = _rows(before[cut:], calls)
 
-    tokens_after = _int_or_none(kompakt.get("tokensAfter"))
+    tokens_after = recorded_count(kompakt.get("tokensAfter"))
     if tokens_after is None:
         tokens_after = sum_tokens(context_from_path(path[: index + 1]).messages)
     facts = _facts(entry, kompakt, tokens_after)

@@ -16,7 +16,6 @@ protected (its ``headEntryIds`` and ``pinnedEntryIds``, copied into the summary)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -51,6 +50,7 @@ from tui.compaction.timeline_names import (
     STRATEGY_HEAD_TAIL,
     STRATEGY_KEEP_RECENT,
 )
+from tui.compaction.token_text import recorded_count
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import entry_to_message, pruned_outputs
 from tui.session.entries import Entry
@@ -249,10 +249,6 @@ class Timeline:
             bar, path_entries, keep, reserve, span, strategy or self.strategy, self.head_tail
         )
         return replace(self, what_if=planned)
-
-
-def _as_int(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 def build_timeline(
@@ -458,9 +454,9 @@ def _past_compactions(
         first_kept = entry.get("firstKeptEntryId") or ""
         kept_from = index_of.get(first_kept)
         kept = kept_prefix[i] - kept_prefix[kept_from] if kept_from is not None and kept_from < i else 0
-        recorded_after = _as_int(record.get("tokensAfter"))
+        recorded_after = recorded_count(record.get("tokensAfter"))
         if recorded_after is None:
-            recorded_after = _as_int(entry.get("tokensAfter"))  # oh-my-pi 18 stores it on the entry
+            recorded_after = recorded_count(entry.get("tokensAfter"))  # oh-my-pi 18 stores it on the entry
         reason = record.get("reason")
         measured = record.get("tokensBeforeMeasured")
         out.append(
@@ -469,11 +465,11 @@ def _past_compactions(
                 index=i,
                 timestamp=str(entry.get("timestamp") or ""),
                 first_kept_entry_id=str(first_kept),
-                tokens_before=_as_int(entry.get("tokensBefore")) or 0,
+                tokens_before=recorded_count(entry.get("tokensBefore")) or 0,
                 tokens_after=recorded_after if recorded_after is not None else estimates[i] + kept,
                 tokens_after_recorded=recorded_after is not None,
                 reason=reason if reason in REASONS else "unknown",
-                duration_ms=_as_int(record.get("durationMs")),
+                duration_ms=recorded_count(record.get("durationMs")),
                 summary_tokens=estimates[i],
                 method=_as_text(entry.get("method")),
                 warning=_as_text(entry.get("warning")),

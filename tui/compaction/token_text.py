@@ -11,6 +11,17 @@ from __future__ import annotations
 import math
 
 
+def recorded_count(value: object) -> int | None:
+    """A count read back from a session file (tokens, milliseconds), or None when it is no count.
+
+    Any writer can store a negative, NaN, boolean or absurd figure; every view reads it through this one
+    rule, so the divider, the timeline, the inspector and the context card agree.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return None
+    return int(value) if 0 <= value < 10**15 else None
+
+
 def format_tokens(
     tokens: float,
     *,
