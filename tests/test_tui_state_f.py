@@ -162,3 +162,39 @@ async def test_f4_focuses_the_timeline_whenever_it_is_not_focused(tmp_path, monk
         await pilot.press("f4")
         await wait_until(pilot, lambda: timeline.expanded, "expanded")
         assert timeline.has_focus
+
+
+async def test_nothing_to_summarise_over_the_threshold_is_explained_once(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """D10: two turns over the threshold (32,000 − 16,384) whose messages all fit keepRecentTokens:
+    one notice says why with the figures and what to do; no "Compaction skipped" toast after each turn."""
+    from tests.app_e2e_helpers import saved_session_app, wait_idle
+    from tests.fake_openai import Reply
+
+    from tests.app_e2e_helpers import make_app
+
+    app, home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q1", "a1"), ("q2", "a2")])
+    # Without the usage calibration the budget stays 20,000 estimated tokens, so both turns skip.
+    text = home.settings_file.read_text().replace("[compaction]\n", "[compaction]\ncalibrate = false\n")
+    home.settings_file.write_text(text)
+    app = make_app(home, app.launch)
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        store = app.session.store
+        for turn in range(2):
+            fake_openai.queue(Reply.text_reply(f"big reply {turn}", usage=(20_000 + turn, 10)))
+            screen.prompt.focus()
+            screen.prompt.text = f"turn {turn}"
+            before = len(store.entries)
+            await pilot.press("enter")
+            await wait_idle(
+                pilot, app, lambda before=before: len(store.entries) >= before + 2, f"turn {turn}"
+            )
+        advice = [n for n in app.notes if "found nothing to summarise" in n[1]]
+        assert len(advice) == 1, app.notes
+        text = advice[0][1]
+        assert "20,010" in text and "15,616" in text and "keepRecentTokens (20,000)" in text, text
+        assert "/compact" in text
+        assert not any(n[0] == "Compaction skipped" for n in app.notes), app.notes
+        assert not any(e.get("type") == "compaction" for e in store.entries)

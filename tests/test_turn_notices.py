@@ -53,3 +53,22 @@ async def test_an_overflow_with_nothing_to_compact_says_the_request_failed(
     assert [e.outcome for e in events.of(CompactionEnd)] == ["skip"]
     errors = [n.text for n in events.of(Notice) if n.level == "error"]
     assert any("overflowed the context window of openai/fake and could not be recovered" in t for t in errors)
+
+
+# --- D10 (issue 13): over the threshold with nothing to summarise -------------------------------
+def test_the_skip_advice_names_the_cause_with_the_figures() -> None:
+    from tests import factories as fx
+    from tui.compaction.plan import SKIP_NOTHING_TO_SUMMARIZE
+    from tui.compaction.skip_advice import explain_skip
+
+    big = fx.chain([fx.user("hi"), fx.assistant("yo"), fx.user("x" * 260_000)])  # 65,000 tokens
+    text = explain_skip(
+        big, SKIP_NOTHING_TO_SUMMARIZE, context_tokens=70_123, threshold=60_000, keep_recent_tokens=20_000
+    )
+    assert "the newest message alone is about 65,000 tokens" in text
+    assert "70,123" in text and "60,000" in text and "keepRecentTokens" in text and "/compact" in text
+    small = fx.chain([fx.user("a" * 400), fx.assistant("b" * 400)])
+    text = explain_skip(
+        small, SKIP_NOTHING_TO_SUMMARIZE, context_tokens=61_000, threshold=60_000, keep_recent_tokens=20_000
+    )
+    assert "the 2 messages since the last compaction (about 200 tokens by estimate)" in text

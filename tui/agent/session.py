@@ -79,6 +79,7 @@ from tui.compaction.engine import (
 from tui.compaction.errors import CompactionCancelled, CompactionFailed
 from tui.compaction.head_tail import HeadTailConfig
 from tui.compaction.hook_payload import compaction_result_payload
+from tui.compaction.skip_advice import explain_skip, skip_state
 from tui.compaction.summarizer import SummarizeFn
 from tui.compaction.summary_stream import SummarySink, streaming
 from tui.compaction.tokens import (
@@ -199,6 +200,7 @@ class AgentSession:
         self._moa_turn: _MoaTurn | None = None  # the running turn's, for its overflow recovery
         # The breaker's count is kept in the file, so a reopened session is still (or no longer) tripped.
         self.breaker = CompactionBreaker.restore(saved_state(store.entries))
+        self._skip_advised: tuple[str, str | None, int, int] | None = None  # the state last advised on
         self._breaker_saved = self.breaker.state()
 
     # --- events -----------------------------------------------------------------------------
@@ -589,6 +591,7 @@ class AgentSession:
             self.breaker.compacted(tokens)
         elif isinstance(result, CompactionSkip):
             self.breaker.skipped(tokens, message.get("timestamp"))
+            self._advise_skip(result, tokens, limit)
         self._save_breaker()
         if (
             isinstance(result, CompactionResult)
@@ -678,6 +681,24 @@ class AgentSession:
             self.store.reset_leaf()
         else:
             self.store.branch(parent)
+
+    def _advise_skip(self, skip: CompactionSkip, tokens: int, limit: int) -> None:
+        """Over the threshold with nothing to summarise: say why, with the figures and the ways out,
+        once per state (the skip's reason, the latest compaction, the budgets), not after every turn."""
+        config = self.settings.compaction
+        path = self.store.get_branch()
+        state = skip_state(path, skip.reason, config.keep_recent_tokens, config.reserve_tokens)
+        if state == self._skip_advised:
+            return
+        self._skip_advised = state
+        text = explain_skip(
+            path,
+            skip.reason,
+            context_tokens=tokens,
+            threshold=limit,
+            keep_recent_tokens=config.keep_recent_tokens,
+        )
+        self._emit(Notice("warning", text))
 
     async def _auto_compact(
         self, reason: CompactionReason, *, will_retry: bool, context_window: int | None = None
@@ -779,7 +800,8 @@ class AgentSession:
         finally:
             self._set_state(compacting=False)
         if isinstance(result, CompactionSkip):
-            self._emit(Notice("info", result.message))
+            if reason != "threshold":  # over the threshold, _advise_skip says why, once per state
+                self._emit(Notice("info", result.message))
             return end("skip", skip=result, tokens_before=result.tokens_before or None)
         if result.message:
             self._emit(Notice("warning", result.message))
