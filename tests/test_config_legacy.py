@@ -94,3 +94,47 @@ async def test_the_tui_shows_the_notice(tmp_path: Path, monkeypatch: pytest.Monk
         )
         assert note[0][2] == "warning"
     assert home.settings_file.read_text() == OLD_FILE
+
+
+@pytest.mark.parametrize(
+    "variable", ["KOMPAKT_RETRY__MAXDELAYMS", "KOMPAKT_RETRY__MAX_DELAY_MS", "kompakt_retry__maxDelayMs"]
+)
+def test_the_old_environment_variable_sets_the_new_key_with_a_notice(variable: str) -> None:
+    result = load_settings(None, None, {variable: "4321"})
+    assert result.settings.retry.provider.max_retry_delay_ms == 4321
+    (notice,) = result.notices
+    assert "\n" not in notice and variable in notice
+    assert "retry.provider.maxRetryDelayMs" in notice and "KOMPAKT_RETRY__PROVIDER__MAXRETRYDELAYMS" in notice
+
+
+@pytest.mark.parametrize(
+    "new_variable",
+    ["KOMPAKT_RETRY__PROVIDER__MAXRETRYDELAYMS", "KOMPAKT_RETRY__PROVIDER__MAX_RETRY_DELAY_MS"],
+)
+def test_the_new_environment_variable_wins_over_the_old_one(new_variable: str) -> None:
+    result = load_settings(None, None, {"KOMPAKT_RETRY__MAXDELAYMS": "5", new_variable: "6"})
+    assert result.settings.retry.provider.max_retry_delay_ms == 6
+    (notice,) = result.notices
+    assert "obsolete and ignored" in notice and "KOMPAKT_RETRY__MAXDELAYMS" in notice
+
+
+def test_an_environment_json_table_with_the_old_key_loads() -> None:
+    result = load_settings(None, None, {"KOMPAKT_RETRY": '{"maxRetries": 2, "maxDelayMs": 777}'})
+    assert result.settings.retry.provider.max_retry_delay_ms == 777
+    assert result.settings.retry.max_retries == 2
+    (notice,) = result.notices
+    assert notice.startswith("environment: retry.maxDelayMs is now retry.provider.maxRetryDelayMs")
+
+
+def test_the_cli_reads_the_old_environment_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolated_home(tmp_path, monkeypatch)
+    monkeypatch.setenv("KOMPAKT_RETRY__MAXDELAYMS", "2500")
+    session = tmp_path / "s.jsonl"
+    from tui.session.store import SessionStore
+
+    SessionStore.create(session, cwd=str(tmp_path)).close()
+    assert main(["compact", str(session), "--json"]) == 0  # before: "retry.MAXDELAYMS: unknown key", exit 2
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("kompakt: notice:")]
+    assert "KOMPAKT_RETRY__MAXDELAYMS" in line

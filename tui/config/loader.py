@@ -232,10 +232,10 @@ def load_settings(
             layer, withheld = _trusted_part(layer, path, digest, trust_dir(user_file, env))
         if layer is not None:
             layers.append(layer)
-    env_data, env_vars = env_layer(env)
+    env_data, env_vars, env_notices = env_layer(env)
     if env_data:
         validate_layer(env_data, env_vars=env_vars)
-        layers.append(_layer("env", None, env_data, env_vars))
+        layers.append(_layer("env", None, env_data, env_vars, notices=env_notices))
     merged: dict[str, Any] = {}
     for layer in layers:
         merged = deep_merge(merged, layer.data)
