@@ -169,10 +169,8 @@ async def test_nothing_to_summarise_over_the_threshold_is_explained_once(
 ) -> None:
     """D10: two turns over the threshold (32,000 − 16,384) whose messages all fit keepRecentTokens:
     one notice says why with the figures and what to do; no "Compaction skipped" toast after each turn."""
-    from tests.app_e2e_helpers import saved_session_app, wait_idle
+    from tests.app_e2e_helpers import make_app, saved_session_app, wait_idle
     from tests.fake_openai import Reply
-
-    from tests.app_e2e_helpers import make_app
 
     app, home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q1", "a1"), ("q2", "a2")])
     # Without the usage calibration the budget stays 20,000 estimated tokens, so both turns skip.
