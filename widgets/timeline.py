@@ -1,7 +1,11 @@
 """The compaction timeline: the active path as a token-proportional bar above the prompt.
 
 A three-row strip (markers, bar, figures) that expands into a panel with a legend, the what-if
-details, the keys and the past compactions. The bar shows the summarised history, the summary,
+details, the keys, the context by category, a sparkline of the context over the turns and the past
+compactions (cut section by section to fit the screen, :func:`_fit`). Segments, chart points and past
+compactions can be pointed at: a click or ←/→ (↓/↑ in the list) selects one and posts ``EntryPointed``
+so the screen shows that entry in the tree and the chat; hovering sets the tooltip
+(:mod:`widgets.timeline_pointer`); Enter on a selected past compaction asks for the inspector. The bar shows the summarised history, the summary,
 the kept region from ``firstKeptEntryId`` (▼), the entries since, the threshold and the window;
 the ghost ◆ marks where a compaction with the what-if settings would cut, computed by the same
 planner as ``kompakt plan``, for either strategy (``s`` switches the what-if between keep-recent and
