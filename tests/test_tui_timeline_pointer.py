@@ -284,6 +284,29 @@ async def test_clicking_a_segment_selects_it_in_the_tree_and_scrolls_the_chat(tm
         await wait_until(pilot, lambda: any(w.entry_id == answer for w in chat.message_widgets), "mounted")
 
 
+async def test_an_entry_far_back_is_selected_in_the_tree_without_mounting_the_whole_chat(
+    tmp_path, monkeypatch
+):
+    """Each message widget takes tens of ms to mount: the chat does not mount hundreds to reach one."""
+    store, ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(150)], chars=40)
+    path = store.path
+    store.close()
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline, chat = screen.timeline, screen.chat
+        await wait_until(pilot, lambda: chat.first_loaded > chat.JUMP_ITEMS, "a windowed chat")
+        timeline.focus()
+        await pilot.press("right")  # the first question, 280 messages above the mounted ones
+        view = screen.tree_pane.view
+        await wait_until(pilot, lambda: view.selected_id == ids[0], "the tree row")
+        await wait_until(pilot, lambda: "too far back" in screen.status.message, "the status line")
+        assert chat.first_loaded > chat.JUMP_ITEMS  # nothing was mounted for it
+        await pilot.press("escape", "left")  # the newest entry: in the chat
+        await wait_until(pilot, lambda: view.selected_id == ids[-1], "the newest row")
+        await wait_until(pilot, lambda: screen.status.message == "", "the status line cleared")
+
+
 async def test_a_summarised_segment_opens_its_fold_in_the_history_view_and_not_in_the_context_view(
     tmp_path, monkeypatch
 ):
@@ -312,7 +335,7 @@ async def test_a_summarised_segment_opens_its_fold_in_the_history_view_and_not_i
         await wait_until(pilot, lambda: getattr(chat, "view", "") == "context", "the context view")
         timeline.focus()
         await pilot.press("escape", "right")
-        await wait_until(pilot, lambda: "not in the chat" in screen.status.message, "the status line")
+        await wait_until(pilot, lambda: "does not show it" in screen.status.message, "the status line")
         assert view.selected_id == names["first"]
 
 

@@ -176,6 +176,8 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
     INITIAL_ITEMS = 16
     BACKFILL_ITEMS = 30
     BACKFILL_LINES = 300
+    # scroll_to_entry mounts at most this many older messages to reach one (a few seconds' work).
+    JUMP_ITEMS = 90
     PRUNE_HIGH = 3000
     PRUNE_LOW = 1500
 
@@ -479,7 +481,8 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
     async def scroll_to_entry(self, entry_id: str) -> bool:
         """Scroll so the message of ``entry_id`` is at the top, loading older messages until it is
         mounted and opening the fold that holds it (history view); False when the chat does not show
-        that entry (a tool result shows with its call)."""
+        that entry (a tool result shows with its call), or it would take mounting more than
+        :attr:`JUMP_ITEMS` messages to get there."""
 
         def find() -> int | None:
             return next((i for i, item in enumerate(self._items) if item.entry_id == entry_id), None)
@@ -489,6 +492,9 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
             fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
             if fold_at is None or not await self._mount_from(fold_at):
                 return False
+            position = next(i for i, folded in enumerate(state.items) if folded.entry_id == entry_id)
+            if position - state.shown > self.JUMP_ITEMS:
+                return False  # deep in a long fold: too many messages to mount for one jump
             if not state.expanded:
                 await self.toggle_fold(state)
             while (index := find()) is None and state.expanded and state.shown < len(state.items):
@@ -515,7 +521,10 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         return None
 
     async def _mount_from(self, index: int) -> bool:
-        """Load older messages until item ``index`` is mounted; False if that cannot happen."""
+        """Load older messages until item ``index`` is mounted; False if that cannot happen, or would take
+        more than :attr:`JUMP_ITEMS` of them (each message widget takes tens of ms to mount: 484 took 16 s)."""
+        if self._first - index > self.JUMP_ITEMS:
+            return False
         while index < self._first:
             if not await self.load_earlier():
                 if self._loading:  # a backfill is running: let it finish, then go on

@@ -5,8 +5,9 @@ A click on a segment (or a chart point, or a past compaction) and ←/→ in the
 entry in the tree pane (opening the pane, without taking the focus from the timeline) and scrolls the
 chat to it (the history view opens the fold that holds a summarised message). An entry the chat does
 not show on its own (a tool result, drawn with its call) scrolls to the nearest earlier entry the chat
-shows; one it does not show at all (summarised, in the context view) only moves the tree and says so in
-the status line.
+shows; one it does not show at all (summarised, in the context view), or only after mounting more than
+``ChatPane.JUMP_ITEMS`` older messages (tens of ms each), only moves the tree and says so in the status
+line.
 """
 
 from __future__ import annotations
@@ -65,4 +66,6 @@ async def show_pointed_entry(screen: MainScreen, entry_id: str) -> None:
             break
     if screen.agent.is_busy:
         return  # the status line says what is running
-    screen.status.message = "" if shown else "not in the chat (summarised): selected in the tree"
+    screen.status.message = (
+        "" if shown else "selected in the tree; the chat does not show it here (summarised, or too far back)"
+    )
