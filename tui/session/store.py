@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import orjson
 
@@ -249,6 +249,8 @@ class SessionStore:
         self._needs_newline = False
         self._last_fsync = 0.0
         self._dirty = False
+        # (offset, entries, leaf, needs_newline) when the file was last known to be on disk.
+        self._durable: tuple[int, int, str | None, bool] = (0, 0, None, False)
         self._deferred = False
 
     # --- announcing changes -----------------------------------------------------------------
@@ -638,22 +640,27 @@ class SessionStore:
             raise SessionWriteError(self.write_failure)
         fd = self._fd
         start = self._check_same_file(fd)
+        if not self._dirty:  # everything before this write is on disk: a failed fsync goes back to here
+            self._durable = (start, len(self.entries), self._leaf_id, self._needs_newline)
         if self._needs_newline:
             data = b"\n" + data
         try:
             _write_all(fd, data)
-            now = time.monotonic()
-            if self.fsync_mode == "always" or now - self._last_fsync >= BATCH_FSYNC_SECONDS:
-                os.fsync(fd)
-                self._last_fsync = now
-                self._dirty = False
-            else:
-                self._dirty = True
         except OSError as exc:
             self._cut_back(fd, start, exc)
             raise SessionWriteError(
                 f"{self.path}: the entry was not saved ({exc.strerror}); the file is as it was before"
             ) from None
+        now = time.monotonic()
+        if self.fsync_mode == "always" or now - self._last_fsync >= BATCH_FSYNC_SECONDS:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                self._lose_unsynced(fd, exc, unsaved=1)
+            self._last_fsync = now
+            self._dirty = False
+        else:
+            self._dirty = True
         self._check_same_file(fd, written=True)
         self._needs_newline = False
         self._offset = start + len(data)
@@ -688,17 +695,36 @@ class SessionStore:
                 f"({again.strerror}); kompakt stopped writing. Reopen the session to repair it."
             )
 
+    def _lose_unsynced(self, fd: int, exc: OSError, *, unsaved: int = 0) -> NoReturn:
+        """A failed fsync: what was written since the last good one may not be on disk, so it is cut from
+        the file and from memory (the caller is never left believing those entries are stored), and
+        appends stop. ``unsaved`` counts the entry being written, not yet in :attr:`entries`."""
+        offset, count, leaf, needs_newline = self._durable
+        lost = len(self.entries) - count + unsaved
+        del self.entries[count:]
+        self.tree = TreeIndex(self.entries)
+        self._leaf_id, self._needs_newline, self._offset, self._dirty = leaf, needs_newline, offset, False
+        try:
+            os.ftruncate(fd, offset)
+            os.fsync(fd)
+            where = "they were removed from the file"
+        except OSError:
+            where = "they could not be removed from the file either"
+        self.write_failure = (
+            f"{self.path}: saving to disk failed ({exc.strerror}): the last {lost} "
+            f"{'entry' if lost == 1 else 'entries'} may not be on disk, so {where} and from the session; "
+            "kompakt stopped writing. Reopen the session."
+        )
+        self._changed(path=True)
+        raise SessionWriteError(self.write_failure) from None
+
     def sync(self) -> None:
         """fsync pending appends (the ``batch`` mode does this at most every half second, and on close)."""
         if self._fd is not None and self._dirty:
             try:
                 os.fsync(self._fd)
             except OSError as exc:
-                self.write_failure = (
-                    f"{self.path}: saving to disk failed ({exc.strerror}); kompakt stopped writing. "
-                    "Reopen the session."
-                )
-                raise SessionWriteError(self.write_failure) from None
+                self._lose_unsynced(self._fd, exc)
             self._dirty = False
             self._last_fsync = time.monotonic()
 
@@ -891,7 +917,9 @@ class SessionStore:
     # --- closing ----------------------------------------------------------------------------
     def close(self) -> None:
         if self._fd is not None:
-            with contextlib.suppress(OSError):
+            # A failed last fsync is recorded in write_failure (and what it lost is removed); the file
+            # is closed all the same.
+            with contextlib.suppress(OSError, SessionWriteError):
                 self.sync()
             os.close(self._fd)
             self._fd = None
