@@ -363,3 +363,22 @@ async def test_escape_without_edits_closes_at_once(files):
         await pilot.press("escape")
         await until(pilot, lambda: app.dismissed == [None])
         assert app.dismissed == [None]
+
+
+async def test_the_description_follows_a_save(files):
+    """D13: the focused row's description says where its value comes from, and a save moves it from
+    the default to the user file at once (it used to keep "default" until the focus moved)."""
+    user, project = files
+    app = SettingsHost(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        def help_text() -> str:
+            return text_of(app.screen.query_one("#settings-form-help", Static))
+
+        await type_into(pilot, app, "agent.maxIterations", "12")
+        await until(pilot, lambda: "agent.maxIterations" in help_text() and "from default" in help_text())
+        assert "from default" in help_text()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "maxIterations = 12" in user.read_text() and len(app.saved) == 1)
+        await until(pilot, lambda: f"from user file {user}" in help_text())
+        assert f"from user file {user}" in help_text() and "agent.maxIterations" in help_text()

@@ -205,6 +205,7 @@ the right (default, user file, project file, or an environment variable, which w
         self._sources = self._with_session(value_sources(load_result))
         self._pending: dict[str, Any] = {}
         self._invalid: dict[str, str] = {}
+        self._described: SettingRow | None = None  # the row the help panel describes
 
     def _with_session(self, sources: dict[str, ValueSource]) -> dict[str, ValueSource]:
         for key, value in self._session_values.items():
@@ -285,6 +286,8 @@ the right (default, user file, project file, or an environment variable, which w
             source = row_source(row.spec, self._sources)
             row.set_source(source)
             row.set_note(override_note(source, self._target))
+        if self._described is not None and self._described.is_attached:
+            self._describe(self._described)  # its "from …" follows the save (D13)
 
     # -- editing ---------------------------------------------------------------------------------------------
 
@@ -339,6 +342,7 @@ the right (default, user file, project file, or an environment variable, which w
             node = node.parent
 
     def _describe(self, row: SettingRow) -> None:
+        self._described = row
         spec = row.spec
         text = Text()
         text.append(spec.key, style="bold")
