@@ -67,7 +67,7 @@ async def test_an_asked_bash_call_shows_all_of_what_runs(
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await wait_until(pilot, lambda: main_screen(app), "main screen")
         await wait_until(pilot, lambda: screen.agent is not None, "agent")
-        screen.run_agent("prompt", "run it")
+        screen.run_agent(lambda agent: agent.prompt("run it"))
         dialog = await wait_until(pilot, lambda: mounted_dialog(app), "the question")
         assert reveal(command) in shown_call(dialog)
         assert f"touch {marker}" in shown_call(dialog)

@@ -1,4 +1,4 @@
-"""What the main screen does to make a new session from a branch: ``/fork``, ``/clone``, ``/export jsonl``.
+"""What the main screen does to branch: ``/fork``, ``/clone``, ``/export jsonl``, and edit & resend (Ctrl+E).
 
 The files come from :mod:`tui.session.branching` (pi 0.73.1's formats, ``parentSession`` in the header);
 this module adds the screen's part: the refusals (nothing saved yet, agent busy), the list of user
@@ -166,3 +166,17 @@ def export_jsonl(screen: MainScreen, target: str | None) -> None:
         screen.notify(f"Cannot write the export: {exc}", title="Export failed", severity="error")
         return
     screen.notify(f"Wrote {path}", title="Exported")
+
+
+def edit_and_resend(screen: MainScreen, entry_id: str | None, text: str) -> None:
+    """Ctrl+E on a user message: branch off just before it and put its text in the prompt."""
+    agent = screen.agent
+    if agent is None or entry_id is None or screen.read_only:
+        return
+    if agent.is_busy:
+        screen.notify("Wait for the reply to finish (or press Esc) before editing.", severity="warning")
+        return
+    agent.branch_before(entry_id)  # the store's announcement redraws the chat
+    screen.prompt.text = text
+    screen.prompt.focus()
+    screen.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")

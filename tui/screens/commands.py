@@ -11,6 +11,7 @@ worker's ERROR state is reported by the screen's one worker handler.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding, BindingType
 
 from tui.actions import ACTIONS, BY_NAME, Action
-from tui.screens import chat_view
+from tui.screens import branch_actions, chat_view, compaction_actions, session_view
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -75,6 +76,48 @@ async def run_slash(screen: MainScreen, action: Action, argument: str) -> None:
         screen.notify(reason, severity="warning")
 
 
+def refuse_read_only(screen: MainScreen) -> bool:
+    """True (and says so at once, before any model call) when the session is open read-only."""
+    if not screen.read_only:
+        return False
+    screen.notify(READ_ONLY, severity="warning")
+    return True
+
+
+# --- agent jobs: what MainScreen.run_agent runs ---------------------------------------------------
+def prompt_job(text: str) -> Callable[[AgentSession], Awaitable[object]]:
+    return lambda agent: agent.prompt(text)
+
+
+def bash_job(screen: MainScreen, command: str, exclude: bool) -> Callable[[AgentSession], Awaitable[None]]:
+    """``!cmd`` (``!!cmd``: ``exclude`` from the context), with the status line saying it runs."""
+
+    async def job(agent: AgentSession) -> None:
+        screen.status.message = "running a shell command · esc cancels it"
+        try:
+            await agent.run_bash(command, exclude_from_context=exclude)
+        finally:
+            screen.status.message = ""
+
+    return job
+
+
+def compact_job(
+    instructions: str | None, keep: int | None = None, reserve: int | None = None, strategy: str | None = None
+) -> Callable[[AgentSession], Awaitable[None]]:
+    """A compaction now (F8, /compact, the what-if's Enter with its values)."""
+
+    async def job(agent: AgentSession) -> None:
+        from tui.compaction.errors import CompactionFailed
+
+        with contextlib.suppress(CompactionFailed):  # its end event has shown the error
+            await agent.compact(
+                instructions, keep_recent_tokens=keep, reserve_tokens=reserve, strategy=strategy
+            )
+
+    return job
+
+
 # --- the handlers ---------------------------------------------------------------------------------
 def compact(screen: MainScreen, argument: str) -> None:
     """F8 or ``/compact [--preview] [focus]``."""
@@ -82,7 +125,7 @@ def compact(screen: MainScreen, argument: str) -> None:
     if preview == "--preview":
         screen.compaction_flow("preview", focus.strip() or None)
     else:
-        screen.run_agent("compact", argument or None)
+        screen.run_agent(compact_job(argument or None))
 
 
 def label(screen: MainScreen, text: str) -> None:
@@ -110,7 +153,7 @@ def open_settings(screen: MainScreen, _argument: str = "") -> None:
         user,
         app.ignore_hashes,
         project_path=project,
-        preview=screen.fill_preview,
+        preview=partial(session_view.fill_preview, screen),
         session_values=screen.agent.session_overrides.dotted() if screen.agent is not None else None,
         on_what_if=screen.timeline.set_what_if,
     )
@@ -121,7 +164,7 @@ def pick_model(screen: MainScreen, name: str) -> None:
     """``/model name`` sets it; F6 or a bare ``/model`` opens the picker."""
     from tui.screens.model_picker import ModelPicker
 
-    if screen.refuse_read_only():  # the choice is recorded as a model_change entry
+    if refuse_read_only(screen):  # the choice is recorded as a model_change entry
         return
 
     def chosen(model: str | None) -> None:
@@ -262,13 +305,17 @@ HANDLERS: dict[str, Handler] = {
     "settings": open_settings,
     "label": label,
     "export": export,
-    "fork": lambda screen, _argument: screen.fork_session(),
-    "clone": lambda screen, argument: screen.clone_session(argument or None),
+    "fork": lambda screen, _argument: screen.run_job("navigate", branch_actions.fork_from_message(screen)),
+    "clone": lambda screen, argument: screen.run_job(
+        "navigate", branch_actions.clone_branch(screen, argument or None)
+    ),
     "new_session": new_session,
     "resume": resume,
     "moa": toggle_moa,
-    "continue": lambda screen, _argument: screen.run_agent("continue"),
-    "uncompact": lambda screen, argument: screen.uncompact(argument or None),
+    "continue": lambda screen, _argument: screen.run_agent(lambda agent: agent.continue_()),
+    "uncompact": lambda screen, argument: screen.run_job(
+        "navigate", compaction_actions.undo_compaction(screen, argument or None)
+    ),
     "inspect": lambda screen, argument: screen.compaction_flow("inspect", argument or None),
     "session_settings": session_settings,
     "rename": rename,

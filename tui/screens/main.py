@@ -15,8 +15,7 @@ The agent's events come back as :class:`AgentEventMessage` and are drawn by
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,8 +31,8 @@ from textual.worker import Worker, WorkerState
 from tui import slash
 from tui.actions import BY_SLASH
 from tui.app import KompaktApp
-from tui.launch import Launch, open_session
-from tui.screens import chat_view, commands, session_view, tree_actions
+from tui.launch import Launch
+from tui.screens import branch_actions, chat_view, commands, compaction_actions, session_view, tree_actions
 from tui.session.errors import SessionError
 from widgets.chat_history import CompactionDivider
 from widgets.chat_pane import ChatPane
@@ -145,7 +144,7 @@ class MainScreen(Screen[None]):
             except (SessionError, OSError) as exc:
                 self.notify(str(exc), title="Cannot open the session", severity="error", timeout=15)
                 self.app.open_launch(Launch("new", cwd=self.app.launch.cwd))
-        await self._show_chat()
+        await self.show_chat()
 
     async def finish_start(self) -> None:
         """After the first frame (settings are loaded by then): the agent, timeline, status, watch mode."""
@@ -160,7 +159,7 @@ class MainScreen(Screen[None]):
     def read_only(self) -> bool:
         return self.app.session is not None and self.app.session.read_only
 
-    async def _show_chat(self) -> None:
+    async def show_chat(self) -> None:
         opened = self.app.session
         assert opened is not None
         store = opened.store
@@ -199,53 +198,16 @@ class MainScreen(Screen[None]):
         else:  # as the stylesheet says: a short terminal leaves it out (D25)
             welcome.styles.clear_rule("display")
 
-    def show_timeline(self, show: bool) -> None:
-        """``ui.showTimeline``. Shown means "as the stylesheet says", which hides the collapsed strip on a
-        short terminal (D25); an inline ``display = True`` would override that."""
-        self.timeline_enabled = show
-        if show:
-            self.timeline.styles.clear_rule("display")
-        else:
-            self.timeline.display = False
-
     def _show_session_name(self, store: SessionStore) -> None:
         """The session's name (/name), or its file name, as the screen's subtitle and the terminal's title."""
         self.sub_title = store.name or store.path.name
         self.app.show_terminal_title(self.sub_title)
 
     def refresh_timeline(self) -> None:
-        self.fill_preview(self.timeline)
+        session_view.fill_preview(self, self.timeline)
 
     def refresh_status(self) -> None:
-        if self.agent is None:
-            return
-        usage = self.agent.context_usage()
-        self.status.model = self.agent.model
-        self.status.offline = self.agent.is_offline
-        if usage is None:
-            self.status.show_context(None, 0, False)
-        else:
-            self.status.show_context(usage.tokens, usage.context_window, usage.estimated, usage.compaction_id)
-        self.status.cost = self.agent.cost_total
-        self.status.session_settings = bool(self.agent.session_overrides)
-        self.status.max_iterations = self.app.current_settings.agent.max_iterations
-
-    def fill_preview(self, timeline: CompactionTimeline) -> None:
-        """Draw the session's compaction picture on ``timeline`` (this screen's, or the settings preview)."""
-        from tui.compaction.head_tail import HeadTailConfig
-
-        if self.agent is None:
-            return
-        compaction = self.agent.settings.compaction  # with this session's own values, if any
-        timeline.update_timeline(
-            self.agent.store.get_branch(),
-            context_window=self.agent.context_window,
-            reserve_tokens=compaction.reserve_tokens,
-            keep_recent_tokens=compaction.keep_recent_tokens,
-            calibrate=compaction.calibrate,
-            strategy=compaction.strategy,
-            head_tail=HeadTailConfig.from_settings(compaction),
-        )
+        session_view.show_status(self)
 
     @on(SessionChanged)
     async def _session_changed(self, _message: SessionChanged) -> None:
@@ -273,7 +235,7 @@ class MainScreen(Screen[None]):
             self.agent.update_settings(settings)
             self.agent.store.fsync_mode = settings.session.fsync
             session_view.warn_if_reserve_fills_window(self)
-        self.show_timeline(settings.ui.show_timeline)
+        session_view.show_timeline(self, settings.ui.show_timeline)
         self.refresh_timeline()
         self.refresh_status()
 
@@ -282,31 +244,9 @@ class MainScreen(Screen[None]):
         self.refresh_status()
         self.refresh_timeline()
 
-    def hook_failed(self, error: Any) -> None:
-        self.notify(str(error), title="Hook error", severity="warning")
-
-    async def ask_approval(self, tool: str, args: dict[str, Any], reason: str) -> bool:
-        from tui.screens.approval import ApprovalDialog
-
-        return bool(await self.app.push_screen_wait(ApprovalDialog(tool, args, reason)))
-
     async def switch_session(self, launch: Launch) -> bool:
-        """/new, /resume, /fork, /clone: the file is opened (read, checked, locked) on a thread, off the event
-        loop; on failure the current session stays. True when the switch happened."""
-        if self.agent is not None and (self.agent.is_streaming or self.agent.is_compacting):
-            self.agent.abort()
-        try:
-            opened = await asyncio.to_thread(open_session, launch)
-        except (SessionError, OSError) as exc:
-            self.notify(str(exc), title="Cannot open the session", severity="error")
-            return False
-        self.workers.cancel_group(self, "follow")  # the session followed so far is closed now
-        self.app.use_session(launch, opened)
-        await session_view.attach_agent(self, opened.notices, startup=False)
-        await self._show_chat()
-        if opened.follow:  # D27: opened read-only because another kompakt writes it
-            self.follow_session()
-        return True
+        """/new, /resume, /fork, /clone: see :func:`tui.screens.session_view.switch_session`."""
+        return await session_view.switch_session(self, launch)
 
     # --- commands: keys, slash commands and the palette run the action table ------------------
     async def action_command(self, name: str, argument: str = "") -> None:
@@ -321,13 +261,6 @@ class MainScreen(Screen[None]):
     async def run_command(self, name: str, argument: str) -> None:
         """The slash command ``/name argument`` (``name`` as typed, without the slash)."""
         await commands.run_slash(self, BY_SLASH[name], argument)
-
-    def refuse_read_only(self) -> bool:
-        """True (and says so at once, before any model call) when the session is open read-only."""
-        if not self.read_only:
-            return False
-        self.notify(commands.READ_ONLY, severity="warning")
-        return True
 
     # --- the prompt ---------------------------------------------------------------------------
     def _type_into_prompt(self, text: str) -> None:
@@ -354,44 +287,25 @@ class MainScreen(Screen[None]):
                 severity="warning",
             )
         elif parsed.kind == "bash":
-            self.run_agent("bash", parsed.argument, parsed.exclude_from_context)
+            self.run_agent(commands.bash_job(self, parsed.argument, parsed.exclude_from_context))
         elif parsed.argument.strip():
             if self.agent is not None and self.agent.is_busy:
                 # pi queues what is typed during a run and sends it afterwards.
                 self.queued_prompts.append(parsed.argument)
                 self.status.message = f"{len(self.queued_prompts)} message(s) queued · esc cancels the run"
             else:
-                self.run_agent("prompt", parsed.argument)
+                self.run_agent(commands.prompt_job(parsed.argument))
 
     @work(exclusive=True, group="agent", exit_on_error=False)
-    async def run_agent(self, operation: str, *args: Any) -> None:
-        """Run one agent operation; its events arrive as AgentEventMessage, a failure as the worker's
-        ERROR state (reported by :meth:`_worker_changed`)."""
+    async def run_agent(self, job: Callable[[AgentSession], Awaitable[object]]) -> None:
+        """Run one agent job (a prompt, a shell line, a compaction: :mod:`tui.screens.commands` makes them);
+        its events arrive as AgentEventMessage, a failure as the worker's ERROR state (reported by
+        :meth:`_worker_changed`). What was typed meanwhile goes out after it, also after a failure."""
         assert self.agent is not None
         try:
-            if operation == "prompt":
-                await self.agent.prompt(args[0])
-            elif operation == "bash":
-                self.status.message = "running a shell command · esc cancels it"
-                await self.agent.run_bash(args[0], exclude_from_context=args[1])
-            elif operation == "compact":
-                from tui.compaction.errors import CompactionFailed
-
-                instructions, keep, reserve, strategy = (*args, None, None, None)[:4]
-                with contextlib.suppress(CompactionFailed):  # its end event has shown the error
-                    await self.agent.compact(
-                        instructions, keep_recent_tokens=keep, reserve_tokens=reserve, strategy=strategy
-                    )
-            elif operation == "continue":
-                await self.agent.continue_()
-        except Exception:
-            self.send_queued()
-            raise
-        else:
-            self.send_queued()
+            await job(self.agent)
         finally:
-            if operation == "bash":
-                self.status.message = ""
+            self.send_queued()
             self.session_changed()
 
     def send_queued(self) -> None:
@@ -399,7 +313,11 @@ class MainScreen(Screen[None]):
         if self.queued_prompts:
             queued, self.queued_prompts = "\n\n".join(self.queued_prompts), []
             self.status.message = ""
-            self.run_agent("prompt", queued)
+            self.run_agent(commands.prompt_job(queued))
+
+    def run_job(self, group: str, job: Awaitable[object]) -> None:
+        """A flow of the screen in its worker group: a second one of the group replaces the first."""
+        self.run_worker(job, group=group, exclusive=True, exit_on_error=False)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -422,17 +340,8 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.EditRequested)
     def _edit_requested(self, event: ChatPane.EditRequested) -> None:
-        """Edit and resend: branch off just before that user message and put its text in the prompt."""
         event.stop()
-        if self.agent is None or event.entry_id is None or self.read_only:
-            return
-        if self.agent.is_busy:
-            self.notify("Wait for the reply to finish (or press Esc) before editing.", severity="warning")
-            return
-        self.agent.branch_before(event.entry_id)  # the store's announcement redraws the chat
-        self.prompt.text = event.text
-        self.prompt.focus()
-        self.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")
+        branch_actions.edit_and_resend(self, event.entry_id, event.text)
 
     # --- the tree (routed to tui.screens.tree_actions) ----------------------------------------
     @on(SessionTreeView.NavigateRequested)
@@ -459,65 +368,36 @@ class MainScreen(Screen[None]):
         if event.action == "inspect":
             self.compaction_flow("inspect", event.entry_id)
         else:
-            self.uncompact(event.entry_id)
+            self.run_job("navigate", compaction_actions.undo_compaction(self, event.entry_id))
 
     # --- workers: one group each, so that a second request replaces the first ------------------
     @work(exclusive=True, group="inspect", exit_on_error=False)
     async def compaction_flow(self, kind: str, *args: Any) -> None:
         """The inspector (``/inspect``, Shift+I, ``i``) or a preview (``/compact --preview``, ``p``)."""
-        from tui.screens.compaction_actions import inspect_compaction_flow, preview_compaction_flow
-
         if kind == "inspect":
-            await inspect_compaction_flow(self, args[0])
+            await compaction_actions.inspect_compaction_flow(self, args[0])
         else:
-            await preview_compaction_flow(self, *args)
+            await compaction_actions.preview_compaction_flow(self, *args)
 
-    @work(exclusive=True, group="navigate", exit_on_error=False)
-    async def uncompact(self, compaction_id: str | None) -> None:
-        """``/uncompact`` and Shift+U: see :func:`tui.screens.compaction_actions.undo_compaction`."""
-        from tui.screens.compaction_actions import undo_compaction
-
-        await undo_compaction(self, compaction_id)
-
-    @work(exclusive=True, group="navigate", exit_on_error=False)
-    async def fork_session(self) -> None:
-        """``/fork``: see :func:`tui.screens.branch_actions.fork_from_message`."""
-        from tui.screens.branch_actions import fork_from_message
-
-        await fork_from_message(self)
-
-    @work(exclusive=True, group="navigate", exit_on_error=False)
-    async def clone_session(self, entry_id: str | None) -> None:
-        """``/clone [id]``: see :func:`tui.screens.branch_actions.clone_branch`."""
-        from tui.screens.branch_actions import clone_branch
-
-        await clone_branch(self, entry_id)
-
-    @work(exclusive=True, group="navigate", exit_on_error=False)
-    async def navigate_to(self, entry_id: str) -> None:
+    def navigate_to(self, entry_id: str) -> None:
         """pi's "After Enter": see :func:`tui.screens.tree_actions.navigate`."""
-        if self.agent is not None:
-            await tree_actions.navigate(self, self.agent, entry_id)
+        self.run_job("navigate", tree_actions.navigate(self, entry_id))
 
     # --- the timeline -------------------------------------------------------------------------
     @on(CompactionTimeline.CompactNowRequested)
     def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:
         event.stop()
-        if self.agent is None or self.refuse_read_only():
+        if self.agent is None or commands.refuse_read_only(self):
             return
-        self.run_agent("compact", None, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
+        self.run_agent(
+            commands.compact_job(None, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
+        )
 
     @on(CompactionTimeline.ApplyToSessionRequested)
     def _apply_to_session(self, event: CompactionTimeline.ApplyToSessionRequested) -> None:
         event.stop()
-        from tui.screens.compaction_actions import apply_to_session
-
-        values = {
-            "keepRecentTokens": event.keep_recent_tokens,
-            "reserveTokens": event.reserve_tokens,
-            "strategy": event.strategy,
-        }
-        apply_to_session(self, values)
+        values = {"keepRecentTokens": event.keep_recent_tokens, "reserveTokens": event.reserve_tokens}
+        compaction_actions.apply_to_session(self, {**values, "strategy": event.strategy})
 
     @on(CompactionTimeline.PreviewRequested)
     def _preview(self, event: CompactionTimeline.PreviewRequested) -> None:

@@ -1,18 +1,22 @@
 """The main screen's session plumbing: attaching an agent to the open session, and following a watched file.
 
 :func:`attach_agent` makes the :class:`~tui.agent.session.AgentSession` for the session the app has open
-(after start-up and after every session switch), wires its events to the screen, and asks about a
+(after start-up and after every session switch, :func:`switch_session`), wires its events to the screen, and asks about a
 working directory that is gone or elsewhere. :func:`show_followed` extends the chat when another process
 appends to a watched session (``kompakt watch``); the store's own announcement redraws the rest.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tui.launch import Launch
     from tui.screens.main import MainScreen
     from tui.session.store import RefreshResult
+    from widgets.timeline import CompactionTimeline
 
 # Entry types the chat shows, and how many new ones watch mode still mounts one by one.
 CHAT_ENTRY_TYPES = frozenset({"message", "custom_message", "branch_summary", "compaction"})
@@ -35,19 +39,22 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
         screen.chat.end_stream()  # a reply the old agent left open goes with the next redraw
     settings = app.settings
     store.fsync_mode = settings.session.fsync
-    hooks = HookRunner.from_settings(settings.hooks.modules, on_error=screen.hook_failed)
+    hooks = HookRunner.from_settings(
+        settings.hooks.modules,
+        on_error=lambda error: screen.notify(str(error), title="Hook error", severity="warning"),
+    )
     # Asked below, once the agent exists; the demo's stored cwd is made up and it works here.
     missing_cwd = None if app.launch.mode == "demo" else missing_session_cwd(store)
     # Tools work where kompakt started; a session file's cwd only once the user says so (below).
     workspace = app.launch.cwd
     asks = app.launch.mode != "demo" and not opened.read_only and missing_cwd is None
     other_cwd = other_session_cwd(store, workspace) if asks else None
-    agent = AgentSession(store, settings, workspace=workspace, ask=screen.ask_approval, hooks=hooks)
+    agent = AgentSession(store, settings, workspace=workspace, ask=partial(ask_approval, screen), hooks=hooks)
     screen.agent = agent
     screen.queued_prompts.clear()
     screen.events = AgentEventView(screen, store, screen.chat, screen.timeline, screen.status)
     agent.subscribe(lambda event: screen.post_message(AgentEventMessage(event)))
-    screen.show_timeline(settings.ui.show_timeline)
+    show_timeline(screen, settings.ui.show_timeline)
     screen.refresh_status()
     screen.refresh_timeline()
     for notice in notices:
@@ -61,6 +68,82 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
         from tui.screens.missing_cwd import ask_other_cwd
 
         ask_other_cwd(screen, other_cwd)
+
+
+async def ask_approval(screen: MainScreen, tool: str, args: dict[str, Any], reason: str) -> bool:
+    """The agent asks before a tool runs (``tools.approval`` = ask): the approval dialog answers."""
+    from tui.screens.approval import ApprovalDialog
+
+    return bool(await screen.app.push_screen_wait(ApprovalDialog(tool, args, reason)))
+
+
+def show_timeline(screen: MainScreen, show: bool) -> None:
+    """``ui.showTimeline``. Shown means "as the stylesheet says", which hides the collapsed strip on a
+    short terminal (D25); an inline ``display = True`` would override that."""
+    screen.timeline_enabled = show
+    if show:
+        screen.timeline.styles.clear_rule("display")
+    else:
+        screen.timeline.display = False
+
+
+def show_status(screen: MainScreen) -> None:
+    """The status bar's figures from the agent: model, context (measured or estimated), cost, budget."""
+    agent, status = screen.agent, screen.status
+    if agent is None:
+        return
+    usage = agent.context_usage()
+    status.model = agent.model
+    status.offline = agent.is_offline
+    if usage is None:
+        status.show_context(None, 0, False)
+    else:
+        status.show_context(usage.tokens, usage.context_window, usage.estimated, usage.compaction_id)
+    status.cost = agent.cost_total
+    status.session_settings = bool(agent.session_overrides)
+    status.max_iterations = screen.app.current_settings.agent.max_iterations
+
+
+def fill_preview(screen: MainScreen, timeline: CompactionTimeline) -> None:
+    """Draw the session's compaction picture on ``timeline`` (the screen's, or the settings preview)."""
+    from tui.compaction.head_tail import HeadTailConfig
+
+    agent = screen.agent
+    if agent is None:
+        return
+    compaction = agent.settings.compaction  # with this session's own values, if any
+    timeline.update_timeline(
+        agent.store.get_branch(),
+        context_window=agent.context_window,
+        reserve_tokens=compaction.reserve_tokens,
+        keep_recent_tokens=compaction.keep_recent_tokens,
+        calibrate=compaction.calibrate,
+        strategy=compaction.strategy,
+        head_tail=HeadTailConfig.from_settings(compaction),
+    )
+
+
+async def switch_session(screen: MainScreen, launch: Launch) -> bool:
+    """/new, /resume, /fork, /clone: the file is opened (read, checked, locked) on a thread, off the event
+    loop; on failure the current session stays. True when the switch happened."""
+    from tui.launch import open_session
+    from tui.session.errors import SessionError
+
+    agent = screen.agent
+    if agent is not None and (agent.is_streaming or agent.is_compacting):
+        agent.abort()
+    try:
+        opened = await asyncio.to_thread(open_session, launch)
+    except (SessionError, OSError) as exc:
+        screen.notify(str(exc), title="Cannot open the session", severity="error")
+        return False
+    screen.workers.cancel_group(screen, "follow")  # the session followed so far is closed now
+    screen.app.use_session(launch, opened)
+    await attach_agent(screen, opened.notices, startup=False)
+    await screen.show_chat()
+    if opened.follow:  # D27: opened read-only because another kompakt writes it
+        screen.follow_session()
+    return True
 
 
 def warn_if_reserve_fills_window(screen: MainScreen) -> None:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tui.agent.navigation import NavigateResult
-    from tui.agent.session import AgentSession
     from tui.screens.dialogs import SummaryChoice
     from tui.screens.main import MainScreen
     from widgets.session_tree import SessionTreeView
@@ -112,8 +111,11 @@ def jump_to(screen: MainScreen, entry_id: str) -> None:
     screen.tree_pane.view.focus()
 
 
-async def navigate(screen: MainScreen, agent: AgentSession, entry_id: str) -> None:
+async def navigate(screen: MainScreen, entry_id: str) -> None:
     """pi's "After Enter": ask whether to summarise the branch being left, then move the leaf."""
+    agent = screen.agent
+    if agent is None:
+        return
     if entry_id == agent.store.leaf_id:
         screen.notify("Already at this point")
         return
