@@ -18,11 +18,13 @@ from tests.compaction_helpers import (
     new_store,
 )
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
+from tests.test_head_copy import _head as head_copy_head
+from tests.test_head_copy import _turns as head_copy_turns
 from tui.agent.provider import Provider
 from tui.agent.retry import RetryPolicy
 from tui.agent.summary_model import provider_summarize_fn
 from tui.compaction.engine import CompactionDraft, commit_draft, compact_session, draft_compaction
-from tui.compaction.inspect import NotACompaction, compactions_on, inspect_compaction
+from tui.compaction.inspect import NotACompaction, compactions_on, inspect_compaction, inspect_draft
 from tui.compaction.tokens import estimate_tokens
 from tui.session.context import entry_to_message
 from tui.session.store import SessionStore
@@ -181,3 +183,31 @@ async def test_a_draft_for_a_session_that_moved_on_is_refused(tmp_path):
     with pytest.raises(StaleDraft):
         await commit_draft(store, draft)
     assert not [e for e in store.entries if e["type"] == "compaction"]
+
+
+async def test_head_tails_protected_head_is_its_own_part_not_kept(tmp_path):
+    store = new_store(tmp_path, [e["message"] for e in [*head_copy_head(), *head_copy_turns(12)]])
+    head_ids = [e["id"] for e in store.get_branch()[:3]]
+    common = {
+        "reason": "manual",
+        "settings": compaction_settings(strategy="head-tail", reserve=0),
+        "summarize": RecordingSummarizer(),
+        "context_window": 20_000,
+        "max_output_tokens": 4_000,
+    }
+    draft = await draft_compaction(store, **common)
+    assert isinstance(draft, CompactionDraft)
+    previewed = inspect_draft(store.get_branch(), draft)
+    result = await compact_session(store, **common)
+    stored = inspect_compaction(store.get_branch(), result.entry["id"])
+    for inspection in (previewed, stored):
+        assert [m.entry_id for m in inspection.protected] == head_ids
+        assert not {m.entry_id for m in inspection.kept} & set(head_ids)
+        assert inspection.kept[0].entry_id == inspection.first_kept_entry_id
+        assert inspection.protected_tokens == sum(m.tokens for m in inspection.protected) > 0
+    assert [m.entry_id for m in stored.kept] == [m.entry_id for m in previewed.kept]
+    assert stored.to_json()["protected"][0]["entryId"] == head_ids[0]
+    # keep-recent protects nothing.
+    plain = new_store(tmp_path, coding_session(), name="k.jsonl")
+    plain_result = await compact(plain)
+    assert inspect_compaction(plain.get_branch(), plain_result.entry["id"]).protected == []

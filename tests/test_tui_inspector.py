@@ -5,9 +5,10 @@ from __future__ import annotations
 from textual.widgets import DataTable
 
 from tests.app_e2e_helpers import ready, screen_text, wait_until
+from tests.pages import MainPage
 from tests.test_tui_uncompact import SIZE, app_on, compacted_session, submit
 from tui.compaction.inspect import inspect_compaction
-from tui.screens.inspector import CompactionInspector
+from tui.screens.inspector import CompactionInspector, _tokens
 from tui.session.store import SessionStore
 
 
@@ -129,3 +130,48 @@ def test_the_header_names_who_wrote_the_summary():
     assert _writer("openai/gpt-4o", "model") == "model openai/gpt-4o"
     assert _writer(None, "fallback") == "deterministic summary (no model)"
     assert _writer(None, None) == "model unknown"
+
+
+async def test_head_tails_protected_head_has_its_own_part_not_the_kept_column(tmp_path, monkeypatch):
+    from tests.compaction_helpers import RecordingSummarizer, compaction_settings
+    from tests.test_head_copy import _head, _turns
+    from tui.compaction.engine import compact_session
+
+    # The session's cwd is the launch directory, so no "work there instead?" question comes first.
+    store = SessionStore.create(tmp_path / "s.jsonl", cwd=str(tmp_path))
+    for entry in [*_head(), *_turns(12)]:
+        store.append_message(entry["message"])
+    head_ids = [e["id"] for e in store.get_branch()[:3]]
+    result = await compact_session(
+        store,
+        reason="manual",
+        settings=compaction_settings(strategy="head-tail", reserve=0),
+        summarize=RecordingSummarizer(),
+        context_window=20_000,
+        max_output_tokens=4_000,
+    )
+    path = store.path
+    store.close()
+    app = app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        expected = inspect_compaction(screen.agent.store.get_branch(), result.entry["id"])
+        await MainPage(pilot).send("/inspect")
+        view = await wait_until(pilot, lambda: inspector(app), "the inspector")
+        protected = view.query_one("#inspector-protected", DataTable)
+        kept = view.query_one("#inspector-kept", DataTable)
+        await wait_until(pilot, lambda: protected.row_count == len(head_ids), "the protected rows")
+        assert kept.row_count == len(expected.kept) > 0
+        titles = [str(w.render()) for w in view.query(".inspector-title, .inspector-note")]
+        assert titles[:3] == [
+            f"Protected head: 3 messages · {_tokens(expected.protected_tokens)}",
+            "in the summary, not kept",
+            f"Summarised: {len(expected.summarised)} messages · {_tokens(expected.summarised_tokens)}",
+        ]
+        assert f"Kept from ▼ {expected.first_kept_entry_id}: {len(expected.kept)} messages" in titles[-1]
+        assert "Protected head: 3 messages" in screen_text(app)
+        # The head's first message is a row of the protected table, not of the kept one.
+        kept_rows = [str(kept.get_row_at(i)[1]) for i in range(kept.row_count)]
+        protected_rows = [str(protected.get_row_at(i)[1]) for i in range(protected.row_count)]
+        assert any("Tune the settings" in row for row in protected_rows)
+        assert not any("Tune the settings" in row for row in kept_rows)

@@ -684,10 +684,18 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     table.add_row(
         "summarised", f"{len(inspection.summarised)} messages, ≈{inspection.summarised_tokens:,} tokens"
     )
+    if inspection.protected:
+        table.add_row(
+            "protected head",
+            f"{len(inspection.protected)} messages, ≈{inspection.protected_tokens:,} tokens (copied into the summary)",
+        )
     table.add_row("kept", f"{len(inspection.kept)} messages, ≈{inspection.kept_tokens:,} tokens")
     table.add_row("firstKeptEntryId", str(inspection.first_kept_entry_id))
     console.print(table)
-    for title, rows in (("summarised", inspection.summarised), ("kept", inspection.kept)):
+    parts = [("summarised", inspection.summarised), ("kept", inspection.kept)]
+    if inspection.protected:
+        parts.insert(0, ("protected head (copied into the summary)", inspection.protected))
+    for title, rows in parts:
         console.print(Text(f"── {title}", style="bold magenta"))
         for row in rows:
             line = Text(f"{sanitize(row.entry_id)}  {row.tokens:>7,}  ", style="bright_black")

@@ -3,7 +3,9 @@
 The compaction inspector (TUI) and ``kompakt inspect`` show this. Everything comes from the session path
 and the stored entry: the summarised range runs from where that compaction's range started
 (``compaction_boundary`` of the path before it: pi 0.73.1's rule) to its ``firstKeptEntryId``; the kept range runs from there to the
-compaction. A head-tail compaction recorded its regions in ``details.kompakt`` and those are used.
+compaction. A head-tail compaction recorded its regions in ``details.kompakt`` and those are used: its
+protected head (and a pinned request) is a part of its own, copied into the summary, neither summarised
+nor kept.
 The header facts (tokens before → after and whether each was measured, reason, model, duration, cost,
 the budgets and strategy it ran with) come from ``details.kompakt``; an entry written by pi or by an
 older kompakt lacks some of them, and those facts are None rather than guessed.
@@ -12,10 +14,11 @@ older kompakt lacks some of them, and those facts are None rather than guessed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tui.compaction.boundary import compaction_boundary
+from tui.compaction.head_tail import protected_entry_ids
 from tui.compaction.token_text import recorded_count
 from tui.compaction.tokens import estimate_tokens, sum_tokens
 from tui.session.context import context_from_path, entry_to_message
@@ -71,6 +74,8 @@ class CompactionInspection:
     summarised: list[InspectedMessage]
     kept: list[InspectedMessage]
     facts: CompactionFacts
+    # head-tail's protected head and pinned request, copied into the summary (empty for keep-recent).
+    protected: list[InspectedMessage] = field(default_factory=list)
 
     @property
     def summarised_tokens(self) -> int:
@@ -79,6 +84,10 @@ class CompactionInspection:
     @property
     def kept_tokens(self) -> int:
         return sum(m.tokens for m in self.kept)
+
+    @property
+    def protected_tokens(self) -> int:
+        return sum(m.tokens for m in self.protected)
 
     def to_json(self) -> dict[str, Any]:
         def rows(messages: list[InspectedMessage]) -> list[dict[str, Any]]:
@@ -100,6 +109,8 @@ class CompactionInspection:
             "summarisedTokens": self.summarised_tokens,
             "kept": rows(self.kept),
             "keptTokens": self.kept_tokens,
+            "protected": rows(self.protected),
+            "protectedTokens": self.protected_tokens,
             "facts": facts,
         }
 
@@ -160,9 +171,12 @@ def inspect_draft(path: Sequence[Entry], draft: Any) -> CompactionInspection:
     plan = draft.plan
     summarised_ids = {*plan.summarize_entry_ids, *plan.turn_prefix_entry_ids}
     kept_ids = set(plan.kept_entry_ids)
+    # A head-tail plan's head and pinned request (a keep-recent plan has neither).
+    protected_ids = {*getattr(plan, "head_entry_ids", ()), *getattr(plan, "pinned_entry_ids", ())}
     calls = tool_calls_by_id(path)
     summarised = _rows([e for e in path if e.get("id") in summarised_ids], calls)
-    kept = _rows([e for e in path if e.get("id") in kept_ids], calls)
+    kept = _rows([e for e in path if e.get("id") in kept_ids - protected_ids], calls)
+    protected = _rows([e for e in path if e.get("id") in protected_ids], calls)
     pending = {"type": "compaction", "tokensBefore": draft.tokens_before}
     details = draft.details
     return CompactionInspection(
@@ -177,6 +191,7 @@ def inspect_draft(path: Sequence[Entry], draft: Any) -> CompactionInspection:
         summarised=summarised,
         kept=kept,
         facts=_facts(pending, details.get("kompakt") or {}, draft.tokens_after),
+        protected=protected,
     )
 
 
@@ -198,10 +213,14 @@ def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionI
     kept_from = _index_of(before, first_kept)
 
     middle_ids = kompakt.get("middleEntryIds")
+    protected: list[InspectedMessage] = []
     if kompakt.get("strategy") == "head-tail" and isinstance(middle_ids, list):
-        middle = set(middle_ids)
-        summarised = _rows([e for e in before[start:] if e.get("id") in middle], calls)
-        kept = _rows([e for e in before[start:] if e.get("id") not in middle], calls)
+        middle = {str(i) for i in middle_ids}
+        copied = set(protected_entry_ids(entry))
+        region = before[start:]
+        summarised = _rows([e for e in region if e.get("id") in middle], calls)
+        protected = _rows([e for e in region if e.get("id") in copied and e.get("id") not in middle], calls)
+        kept = _rows([e for e in region if e.get("id") not in middle | copied], calls)
     else:
         cut = kept_from if kept_from is not None and kept_from >= start else len(before)
         summarised = _rows(before[start:cut], calls)
@@ -224,6 +243,7 @@ def inspect_compaction(path: Sequence[Entry], compaction_id: str) -> CompactionI
         summarised=summarised,
         kept=kept,
         facts=facts,
+        protected=protected,
     )
 
 

@@ -2,7 +2,8 @@
 
 Three parts under a header of facts: the summarised messages (each with its tokens), the summary
 (rendered Markdown, the short summary, the file lists and the previous summary it updated), and the
-kept messages. The data is a :class:`~tui.compaction.inspect.CompactionInspection`, from a stored
+kept messages. A head-tail compaction's protected head is a table of its own above the summarised
+messages (head, then middle, then tail, left to right): copied into the summary, it is not "kept". The data is a :class:`~tui.compaction.inspect.CompactionInspection`, from a stored
 compaction or from a preview (a draft not written yet). For a stored one, ``u`` asks the main screen to
 undo it and ``g`` to go to it in the tree (Enter on a compaction row opens the inspector); for a preview, Enter writes exactly the summary shown (the main screen commits the draft, no
 second model call) and Esc discards it. A preview opens before its summary exists (``inspection`` None):
@@ -82,6 +83,7 @@ class CompactionInspector(Screen[str | None]):
     CompactionInspector #inspector-summary-part { width: 1.4fr; }
     CompactionInspector .inspector-title { text-style: bold; padding: 0 1; }
     CompactionInspector DataTable { height: 1fr; }
+    CompactionInspector #inspector-protected { height: auto; max-height: 40%; }
     CompactionInspector .inspector-note { color: $text-muted; padding: 0 1; }
     CompactionInspector #inspector-summary { padding: 0 1; height: 1fr; }
     CompactionInspector #inspector-stream-part { height: 1fr; }
@@ -167,6 +169,17 @@ class CompactionInspector(Screen[str | None]):
         yield Static(Text("\n".join(header_lines(inspection, self.preview))), id="inspector-header")
         with Horizontal(id="inspector-body"):
             with Vertical(classes="inspector-part", id="inspector-summarised-part"):
+                if inspection.protected:
+                    yield Static(
+                        Text(
+                            f"Protected head: {len(inspection.protected)} messages"
+                            f" · {_tokens(inspection.protected_tokens)}"
+                        ),
+                        classes="inspector-title",
+                        id="inspector-protected-title",
+                    )
+                    yield Static(Text("in the summary, not kept"), classes="inspector-note")
+                    yield DataTable(id="inspector-protected", cursor_type="row", zebra_stripes=True)
                 yield Static(
                     Text(
                         f"Summarised: {len(inspection.summarised)} messages · {_tokens(inspection.summarised_tokens)}"
@@ -220,10 +233,13 @@ class CompactionInspector(Screen[str | None]):
 
     def _fill_tables(self) -> None:
         assert self.inspection is not None
-        for table_id, rows in (
+        parts = [
             ("#inspector-summarised", self.inspection.summarised),
             ("#inspector-kept", self.inspection.kept),
-        ):
+        ]
+        if self.inspection.protected:
+            parts.append(("#inspector-protected", self.inspection.protected))
+        for table_id, rows in parts:
             self._fill(self.query_one(table_id, DataTable), rows)
         self.query_one("#inspector-summarised", DataTable).focus()
 
