@@ -6,11 +6,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
 from tests.pages import until
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
-from tui.config import field_docs
+from tui.config import field_docs, load_settings
 from tui.screens.settings_screen import ConfirmDiscard, SettingsScreen
 from widgets.settings_form import SettingRow, SettingsForm, editor_id
 
@@ -382,3 +383,37 @@ async def test_the_description_follows_a_save(files):
         await until(pilot, lambda: "maxIterations = 12" in user.read_text() and len(app.saved) == 1)
         await until(pilot, lambda: f"from user file {user}" in help_text())
         assert f"from user file {user}" in help_text() and "agent.maxIterations" in help_text()
+
+
+async def test_an_invalid_file_on_disk_is_listed_with_every_problem(files):
+    """D13: the app keeps the last good settings when the file turns invalid; F5 says so and lists
+    every problem (three here, each with its line), not only the first."""
+    user, project = files
+    good = user.read_text()
+
+    class EditedOnDisk(SettingsHost):
+        def on_mount(self, event: events.Mount) -> None:
+            event.prevent_default()  # not SettingsHost's own mount, which would load the bad file
+            result = load_settings(self.user_file, self.project_file)  # the last good settings
+            self.user_file.write_text(
+                good.replace("keepRecentTokens = 20000", 'keepRecentTokens = "x"').replace(
+                    "maxRetries = 3", "maxRetries = -1\nbogus = 1"
+                )
+            )
+            screen = SettingsScreen(
+                result, self.user_file, self.ignore_hashes, project_path=self.project_file
+            )
+            self.push_screen(screen, self.dismissed.append)
+
+    app = EditedOnDisk(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        def banner() -> str:
+            widget = app.screen.query_one("#settings-file-problems", Static)
+            return text_of(widget) if widget.display else ""
+
+        await until(pilot, lambda: "invalid" in banner())
+        text = banner()
+        assert "compaction.keepRecentTokens" in text and "retry.maxRetries" in text and "retry.bogus" in text
+        assert f"{user}:6: compaction.keepRecentTokens" in text  # each with its line
+        assert text.count("  • ") == 3

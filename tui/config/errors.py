@@ -22,6 +22,8 @@ class SettingsError(ValueError):
     line: int | None = None
     env_var: str | None = None
     more: int = 0
+    # Every problem of the source, the first one included, each as one line (a settings screen lists them).
+    problems: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -43,3 +45,8 @@ class SettingsError(ValueError):
 
     def __str__(self) -> str:
         return self.message
+
+    @property
+    def all_problems(self) -> tuple[str, ...]:
+        """Every problem, one line each; just :attr:`message` when only the first one was recorded."""
+        return self.problems or (self.message,)

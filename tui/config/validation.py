@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,28 +58,38 @@ def error_from_validation(
     text: str | None = None,
     env_vars: Mapping[str, str] | None = None,
 ) -> SettingsError:
-    """The first problem of a ValidationError as a SettingsError; the rest are counted in ``more``."""
+    """The first problem of a ValidationError as a SettingsError; the rest are counted in ``more``
+    and every one, the first included, is a line of ``problems``."""
     errors = exc.errors(include_url=False)
-    first = errors[0]
-    loc = first["loc"]
+    found = [_one_problem(error, path=path, text=text, env_vars=env_vars) for error in errors]
+    return replace(found[0], more=len(errors) - 1, problems=tuple(problem.message for problem in found))
+
+
+def _one_problem(
+    error: Any,
+    *,
+    path: Path | None,
+    text: str | None,
+    env_vars: Mapping[str, str] | None,
+) -> SettingsError:
+    loc = error["loc"]
     names = tuple(str(p) for p in loc if isinstance(p, str))
     key = "".join(
         f"[{p}]" if isinstance(p, int) else ("." if i else "") + join_key([p]) for i, p in enumerate(loc)
     )
-    if first["type"] == "extra_forbidden":
+    if error["type"] == "extra_forbidden":
         reason = unknown_key_reason(names[-1], _known_keys(names[:-1]))
-    elif first["type"] in ("model_type", "model_attributes_type", "dict_type"):
-        reason = f"expected a table (got {first['input']!r})"
+    elif error["type"] in ("model_type", "model_attributes_type", "dict_type"):
+        reason = f"expected a table (got {error['input']!r})"
     else:
-        message = first["msg"].removeprefix("Value error, ")
-        reason = f"{message} (got {first['input']!r})"
+        message = error["msg"].removeprefix("Value error, ")
+        reason = f"{message} (got {error['input']!r})"
     return SettingsError(
         reason,
         path=path,
         key=key or None,
         line=find_key_line(text, names) if text is not None else None,
         env_var=find_by_prefix(names, env_vars) if env_vars else None,
-        more=len(errors) - 1,
     )
 
 

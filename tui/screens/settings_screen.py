@@ -92,6 +92,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
     SettingsScreen #settings-preview { margin: 0 1; }
     SettingsScreen #settings-status { height: 1; padding: 0 1; color: $foreground-muted; }
     SettingsScreen #settings-status.-invalid { color: $text-error; }
+    SettingsScreen #settings-file-problems { display: none; height: auto; max-height: 8; padding: 0 1;
+        color: $text-error; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -167,6 +169,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Label(self._target_label(False), id="settings-target-label")
                 yield Switch(False, id="settings-target")
                 yield Static(self._target_text(self._user_path), id="settings-target-path")
+            yield Static("", id="settings-file-problems")
             yield SettingsForm(self._result, session_values=self._session_values, id="settings-form")
             yield Static("No unsaved edits", id="settings-status")
         yield KompaktFooter()
@@ -174,6 +177,25 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def on_mount(self) -> None:
         if self._preview is not None:
             self._preview(self.query_one("#settings-preview", CompactionTimeline))
+        self._check_files()
+
+    @work(thread=True, exclusive=True, group="settings-check", exit_on_error=False)
+    def _check_files(self) -> None:
+        """Read the files as they are on disk now: an invalid one (the app keeps the last good
+        settings) is listed above the form with every problem, not only the first (D13)."""
+        try:
+            load_settings(self._user_path, self._project_path)
+        except SettingsError as exc:
+            self.app.call_from_thread(self._show_file_problems, exc.all_problems)
+        else:
+            self.app.call_from_thread(self._show_file_problems, ())
+
+    def _show_file_problems(self, problems: tuple[str, ...]) -> None:
+        banner = self.query_one("#settings-file-problems", Static)
+        banner.display = bool(problems)
+        if problems:
+            head = "The settings on disk are invalid; the last good ones stay in force until they are fixed:"
+            banner.update(Text("\n".join([head, *(f"  • {problem}" for problem in problems)])))
 
     @staticmethod
     def _target_label(to_project: bool) -> str:
@@ -256,6 +278,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self._result = result
         self._saved = result.settings
         self.query_one(SettingsForm).reload(result, edits)
+        self._show_file_problems(())  # the files just loaded cleanly
         self._show_status(f"Saved to {path}")
         self.post_message(self.Saved(result.settings, path, changes))
 
