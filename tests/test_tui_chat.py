@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tests import factories as f
-from tests.pages import rendered_strips
+from tests.pages import rendered_strips, until
 from tests.snap_apps.chat_app import every_kind_path
 from widgets import chunked_markdown
 from widgets.chat_messages import (
@@ -583,10 +583,17 @@ async def test_reply_sealed_into_chunks_renders_like_the_reply_loaded_at_once(mo
             "- o",
             "Clo",
         ]
-        loaded = widget_text(app, loaded_pane.message_widgets[0])
-        assert widget_text(app, stream.widget).splitlines()[1:] == loaded.splitlines()[1:]
+
+        def lines() -> tuple[list[str], list[str]]:
+            loaded = widget_text(app, loaded_pane.message_widgets[0])
+            return widget_text(app, stream.widget).splitlines()[1:], loaded.splitlines()[1:]
+
+        await until(pilot, lambda: lines()[0] == lines()[1])  # both panes lay out in their own time
+        streamed, loaded_lines = lines()
+        assert streamed == loaded_lines
         await stream.finish(final)
-        await settle(pilot)
+        loaded = widget_text(app, loaded_pane.message_widgets[0])
+        await until(pilot, lambda: widget_text(app, stream.widget) == loaded)
         assert len(markdown.chunks) == len(starts)  # finished in place
         assert widget_text(app, stream.widget) == loaded
 
