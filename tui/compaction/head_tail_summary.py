@@ -13,11 +13,10 @@ without it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import prompts
-from tui.compaction.errors import SummaryError
 from tui.compaction.file_ops import compute_file_lists
 from tui.compaction.head_copy import BLOCK_MAX_CHARS, PART_MAX_CHARS, head_copy
 from tui.compaction.head_tail import HeadTailPlan
@@ -25,11 +24,9 @@ from tui.compaction.summarizer import (
     PlanSummary,
     SummarizeFn,
     SummaryBudgets,
-    answers_with_short_summary,
     finish_summary,
-    generate_short_summary,
     generate_summary,
-    with_short_summary,
+    with_story_short_summary,
 )
 
 
@@ -82,25 +79,16 @@ async def summarize_head_tail(
         prompt_override=prompt_override or base_prompt(plan),
     )
     story = [*plan.head_messages, *plan.pinned_messages, *plan.messages_to_summarize, *plan.recent_messages]
-
-    def short_job() -> Awaitable[str]:
-        return generate_short_summary(
-            story,
-            summarize,
-            budgets.short,
-            previous_summary=plan.previous_summary,
-            additional_context=additional_context,
-        )
-
-    parallel = short_summary and not answers_with_short_summary(summarize)
-    notes, short, short_error = await with_short_summary(notes_job, short_job if parallel else None)
+    notes, short, short_error = await with_story_short_summary(
+        notes_job,
+        story,
+        summarize,
+        budgets,
+        previous_summary=plan.previous_summary,
+        additional_context=additional_context,
+        enabled=short_summary,
+        carried=lambda result: getattr(result, "short_summary", None),
+    )
     read_files, modified_files = compute_file_lists(plan.file_ops)
     summary = finish_summary(notes, read_files, modified_files, plan.messages_to_summarize)
-    if short is None and short_error is None:
-        short = getattr(notes, "short_summary", None)
-        if short is None and short_summary and not parallel:
-            try:
-                short = await short_job()
-            except SummaryError as exc:
-                short_error = str(exc)
-    return PlanSummary(summary, str(short) if short else None, read_files, modified_files, short_error)
+    return PlanSummary(summary, short, read_files, modified_files, short_error)

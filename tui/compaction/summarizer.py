@@ -224,6 +224,46 @@ async def with_short_summary(
     return result, text, error
 
 
+async def with_story_short_summary(
+    main: Awaitable[T],
+    story: Sequence[Message],
+    summarize: SummarizeFn,
+    budgets: SummaryBudgets,
+    *,
+    previous_summary: str | None,
+    additional_context: Sequence[str],
+    enabled: bool,
+    carried: Callable[[T], object],
+) -> tuple[T, str | None, str | None]:
+    """``main`` with the short summary of ``story`` (both strategies): ``(main's result, short, error)``.
+
+    The short summary runs beside ``main``; an endpoint that answers with it (``carried`` reads it off
+    ``main``'s result) gets no call of its own, unless that answer lacked it this time.
+    """
+
+    def short_job() -> Awaitable[str]:
+        return generate_short_summary(
+            story,
+            summarize,
+            budgets.short,
+            previous_summary=previous_summary,
+            additional_context=additional_context,
+        )
+
+    parallel = enabled and not answers_with_short_summary(summarize)
+    result, short, short_error = await with_short_summary(main, short_job if parallel else None)
+    if short is None and short_error is None:
+        sent = carried(result)
+        short = str(sent) if sent else None
+        if short is None and enabled and not parallel:
+            # The endpoint that usually sends it along did not this time: ask for it now.
+            try:
+                short = await short_job()
+            except SummaryError as exc:
+                short_error = str(exc)
+    return result, short, short_error
+
+
 def merge_split_turn(history: str, prefix: str) -> str:
     return prompts.render("summary_split_turn", history=history, prefix=prefix)
 
@@ -282,15 +322,6 @@ async def summarize_plan(
     )
     story = [*plan.messages_to_summarize, *plan.turn_prefix_messages, *plan.recent_messages]
 
-    def short_job() -> Awaitable[str]:
-        return generate_short_summary(
-            story,
-            summarize,
-            budgets.short,
-            previous_summary=plan.previous_summary,
-            additional_context=additional_context,
-        )
-
     async def main_text() -> tuple[str, str]:
         if not (plan.is_split_turn and plan.turn_prefix_messages):
             history = await history_job
@@ -306,19 +337,17 @@ async def summarize_plan(
         history = history_task.result()
         return history, merge_split_turn(history, prefix_task.result())
 
-    parallel = short_summary and not answers_with_short_summary(summarize)
-    (history, text), short, short_error = await with_short_summary(
-        main_text(), short_job if parallel else None
+    (_, text), short, short_error = await with_story_short_summary(
+        main_text(),
+        story,
+        summarize,
+        budgets,
+        previous_summary=plan.previous_summary,
+        additional_context=additional_context,
+        enabled=short_summary,
+        carried=lambda result: getattr(result[0], "short_summary", None),
     )
     read_files, modified_files = compute_file_lists(plan.file_ops)
     compacted = [*plan.messages_to_summarize, *plan.turn_prefix_messages]
     summary = finish_summary(text, read_files, modified_files, compacted)
-    if short is None and short_error is None:
-        short = getattr(history, "short_summary", None)
-        if short is None and short_summary and not parallel:
-            # The endpoint that usually sends it along did not this time: ask for it now.
-            try:
-                short = await short_job()
-            except SummaryError as exc:
-                short_error = str(exc)
-    return PlanSummary(summary, str(short) if short else None, read_files, modified_files, short_error)
+    return PlanSummary(summary, short, read_files, modified_files, short_error)
