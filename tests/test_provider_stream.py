@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -280,3 +281,31 @@ async def test_non_streaming_requests_get_json(fake_openai: FakeOpenAI) -> None:
     assert message.content == "hm"
     assert message.tool_calls[0].id == "c9"
     assert response.usage.prompt_tokens == 5
+
+
+async def test_a_stream_that_arrives_all_at_once_lets_the_event_loop_run_between_chunks(
+    fake_openai: FakeOpenAI,
+) -> None:
+    """On a fast (loopback, local) server the whole reply is buffered: reading it never suspended, so the
+    TUI froze until the last chunk (the preview's inspector drew no footer and ignored F1 for ~20 s on
+    the demo). Another task must get a turn between any two chunks."""
+    fake_openai.queue(Reply.text_reply("word " * 2000, chunk_size=5))
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(ticker())
+    seen: list[int] = []
+    try:
+        async for event in make_provider(fake_openai).stream(USER, model=MODEL):
+            if isinstance(event, TextDelta):
+                seen.append(ticks)
+    finally:
+        other.cancel()
+    assert len(seen) > 50
+    starved = sum(1 for a, b in itertools.pairwise(seen) if b == a)
+    assert starved == 0, f"{starved} of {len(seen) - 1} chunks followed another with no turn for the loop"

@@ -204,6 +204,9 @@ class Provider:
                 heard = heard or _from_server(chunk)
                 for event in self._chunk_events(model, chunk, builder):
                     yield event
+                # A fast server's reply is buffered whole and reading it never suspends: give the event
+                # loop a turn per chunk, or the TUI freezes until the last one (keys, footer, redraws).
+                await asyncio.sleep(0)
         finally:
             # Runs on cancellation too: close the HTTP stream now rather than at garbage collection.
             await response.aclose()
