@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypedDict, TypeVar, Unpack
 
 import prompts
 from tui.agent import model_info
@@ -112,6 +112,17 @@ class _MoaTurn(NamedTuple):
 
     aggregator: str
     drafts: AggregatorDrafts | None
+
+
+class CompactionOverrides(TypedDict, total=False):
+    """One compaction's values in place of the settings (:meth:`AgentSession.compact` and
+    :meth:`AgentSession.draft_compaction` take the same ones); None or absent keeps the setting."""
+
+    keep_recent_tokens: int | None
+    reserve_tokens: int | None
+    strategy: str | None
+    calibrate: bool | None
+    context_window: int | None
 
 
 class AgentBusyError(RuntimeError):
@@ -819,14 +830,7 @@ class AgentSession:
 
     # --- manual operations ------------------------------------------------------------------
     async def compact(
-        self,
-        custom_instructions: str | None = None,
-        *,
-        keep_recent_tokens: int | None = None,
-        reserve_tokens: int | None = None,
-        strategy: str | None = None,
-        calibrate: bool | None = None,
-        context_window: int | None = None,
+        self, custom_instructions: str | None = None, **overrides: Unpack[CompactionOverrides]
     ) -> CompactionResult | CompactionSkip | None:
         """Compact now (pi §8.1): a running turn is aborted first; None when cancelled.
 
@@ -837,45 +841,34 @@ class AgentSession:
         carry out the what-if the user is looking at, without saving it as a setting.
         """
         await self._abort_and_wait()
-        settings = self._with_budgets(keep_recent_tokens, reserve_tokens, strategy, calibrate)
+        settings = self._with_budgets(overrides)
         end = await self._exclusive(
-            self._run_compaction("manual", custom_instructions, False, settings, context_window)
+            self._run_compaction(
+                "manual", custom_instructions, False, settings, overrides.get("context_window")
+            )
         )
         return None if end is None else end.result or end.skip
 
-    def _with_budgets(
-        self,
-        keep_recent_tokens: int | None = None,
-        reserve_tokens: int | None = None,
-        strategy: str | None = None,
-        calibrate: bool | None = None,
-    ) -> Settings | None:
+    def _with_budgets(self, overrides: CompactionOverrides) -> Settings | None:
         """The settings with these compaction values in place (None when there are none)."""
-        overrides = {
-            key: value
-            for key, value in (
-                ("keep_recent_tokens", keep_recent_tokens),
-                ("reserve_tokens", reserve_tokens),
-                ("strategy", strategy),
-                ("calibrate", calibrate),
-            )
-            if value is not None
+        values = {
+            "keep_recent_tokens": overrides.get("keep_recent_tokens"),
+            "reserve_tokens": overrides.get("reserve_tokens"),
+            "strategy": overrides.get("strategy"),
+            "calibrate": overrides.get("calibrate"),
         }
-        if not overrides:
+        update = {key: value for key, value in values.items() if value is not None}
+        if not update:
             return None
-        compaction = self.settings.compaction.model_copy(update=overrides)
+        compaction = self.settings.compaction.model_copy(update=update)
         return self.settings.model_copy(update={"compaction": compaction})
 
     async def draft_compaction(
         self,
         custom_instructions: str | None = None,
         *,
-        keep_recent_tokens: int | None = None,
-        reserve_tokens: int | None = None,
-        strategy: str | None = None,
-        calibrate: bool | None = None,
-        context_window: int | None = None,
         on_text: SummarySink | None = None,
+        **overrides: Unpack[CompactionOverrides],
     ) -> CompactionDraft | CompactionSkip | None:
         """The compaction that :meth:`compact` would write with these values, written nowhere.
 
@@ -884,15 +877,13 @@ class AgentSession:
         gets the summary calls' text as it streams (:mod:`tui.compaction.summary_stream`).
         """
         await self._abort_and_wait()
-        settings = (
-            self._with_budgets(keep_recent_tokens, reserve_tokens, strategy, calibrate) or self.settings
-        )
+        settings = self._with_budgets(overrides) or self.settings
         job = draft_compaction(
             self.store,
             reason="manual",
             settings=settings,
             summarize=self._summarize_fn(),
-            context_window=context_window or self.context_window,
+            context_window=overrides.get("context_window") or self.context_window,
             max_output_tokens=self.provider.max_output_tokens(self.summary_model),
             custom_instructions=custom_instructions,
             hooks=self.hooks,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, Unpack
 
 from tui.compaction.context_size import path_context
 from tui.compaction.errors import CompactionCancelled, SummaryError
@@ -303,26 +303,38 @@ def _settings_details(settings: Settings, plan: CompactionPlan | HeadTailPlan) -
     return fields
 
 
+class CompactionOptions(TypedDict):
+    """The keywords of :func:`draft_compaction` and :func:`compact_session` (one list for both).
+
+    ``summary_model`` is only recorded (``details.kompakt.model``) when the model wrote the summary;
+    ``max_output_tokens`` caps the summary budgets; ``context_window`` is passed on to the hooks.
+    """
+
+    reason: Reason
+    settings: Settings
+    summarize: SummarizeFn | None
+    context_window: int
+    max_output_tokens: int
+    custom_instructions: NotRequired[str | None]
+    hooks: NotRequired[HookRunner | None]
+    on_progress: NotRequired[ProgressFn | None]
+    summary_model: NotRequired[str | None]
+
+
 async def draft_compaction(
-    store: SessionStore,
-    *,
-    reason: Reason,
-    settings: Settings,
-    summarize: SummarizeFn | None,
-    context_window: int,
-    max_output_tokens: int,
-    custom_instructions: str | None = None,
-    hooks: HookRunner | None = None,
-    on_progress: ProgressFn | None = None,
-    summary_model: str | None = None,
+    store: SessionStore, **options: Unpack[CompactionOptions]
 ) -> CompactionDraft | CompactionSkip:
     """Plan and summarise the active path, writing nothing (see :func:`compact_session`).
 
     A skip carries the pruning that the caller may still apply (``CompactionSkip.prune``).
-    ``summary_model`` is only recorded (``details.kompakt.model``) when the model wrote the summary.
     """
     from tui.compaction.hook_payload import preparation_payload
     from tui.hooks import SESSION_BEFORE_COMPACT, SESSION_COMPACTING
+
+    reason, settings, summarize = options["reason"], options["settings"], options["summarize"]
+    context_window, max_output_tokens = options["context_window"], options["max_output_tokens"]
+    custom_instructions, hooks = options.get("custom_instructions"), options.get("hooks")
+    on_progress, summary_model = options.get("on_progress"), options.get("summary_model")
 
     started = time.monotonic()
     progress = on_progress or (lambda phase: None)
@@ -524,38 +536,15 @@ async def commit_draft(
 
 
 async def compact_session(
-    store: SessionStore,
-    *,
-    reason: Reason,
-    settings: Settings,
-    summarize: SummarizeFn | None,
-    context_window: int,
-    max_output_tokens: int,
-    custom_instructions: str | None = None,
-    hooks: HookRunner | None = None,
-    on_progress: ProgressFn | None = None,
-    summary_model: str | None = None,
+    store: SessionStore, **options: Unpack[CompactionOptions]
 ) -> CompactionResult | CompactionSkip:
     """Compact the active path; raises :class:`CompactionCancelled` (hook) or :class:`SummaryError`
     (summarizer failed with ``onSummaryFailure = "abort"``); a user abort propagates as CancelledError.
-
-    ``max_output_tokens`` caps the summary budgets; ``context_window`` is passed on to the hooks.
     """
-    draft = await draft_compaction(
-        store,
-        reason=reason,
-        settings=settings,
-        summarize=summarize,
-        context_window=context_window,
-        max_output_tokens=max_output_tokens,
-        custom_instructions=custom_instructions,
-        hooks=hooks,
-        on_progress=on_progress,
-        summary_model=summary_model,
-    )
+    draft = await draft_compaction(store, **options)
     if isinstance(draft, CompactionSkip):
         if draft.prune:
             store.append(_prune_fields(draft.prune))
         return draft
-    (on_progress or (lambda phase: None))("writing")
-    return await commit_draft(store, draft, hooks)
+    (options.get("on_progress") or (lambda phase: None))("writing")
+    return await commit_draft(store, draft, options.get("hooks"))
