@@ -347,3 +347,20 @@ async def test_a_what_if_reserve_draws_a_ghost_threshold_and_moves_the_reserve()
         assert layout.cells.count(Cell("reserve", None, 8)) > reserve_before
         widget.set_what_if(KEEP, RESERVE)
         await wait_for(pilot, lambda: "╏" not in rows(widget)[0])
+
+
+async def test_the_strip_says_loading_until_the_session_is_drawn() -> None:
+    """On a big session the strip is on screen well before start-up fills it: not "No session yet"."""
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield CompactionTimeline()
+
+    app = Bare()
+    async with app.run_test(size=(100, 20)):
+        widget = app.query_one(CompactionTimeline)
+        shown = "\n".join(widget.render_line(y).text for y in range(3))
+        assert "Loading the session…" in shown and "No session" not in shown
+        widget.update_timeline(compacted_path(), WINDOW, RESERVE, KEEP)
+        shown = "\n".join(widget.render_line(y).text for y in range(3))
+        assert "Loading" not in shown

@@ -368,6 +368,28 @@ def test_the_chart_gives_each_sample_its_cells_and_marks_the_threshold():
     assert narrow.samples[narrow.sample_at(0)].tokens == 6_000
 
 
+def test_one_huge_tokens_before_does_not_flatten_the_chart():
+    from tui.export.chart import Sample
+    from widgets.timeline_chart import CLIPPED_MARK, FILL_OVER, ContextChart
+
+    # tokensBefore 999,999,999,999 is allowed in a session file; the replies around it are ordinary.
+    samples = [
+        Sample("reply", "a", 30_000, True),
+        Sample("compaction", "c", 999_999_999_999, False, 9_000),
+        Sample("reply", "d", 60_000, True),
+    ]
+    chart = ContextChart(samples, width=9, rows=2, context_window=64_000, threshold=56_000)
+    assert chart.clipped and chart.top <= 96_000  # the scale stays near the window
+    top, bottom = chart.row(0), chart.row(1)
+    # 30k of at most 96k on 16 eighths: at least 5 eighths, not the single eighth a 1e12 scale gives.
+    assert bottom[0][0] in "▅▆▇█" and bottom[6][0] == "█"
+    assert top[3] == (CLIPPED_MARK, FILL_OVER)  # the outlier is cut at the top, and marked
+    assert top[0][0] != CLIPPED_MARK and top[6][0] != CLIPPED_MARK
+    # Within the window nothing is clipped, and without a window the peak is the scale.
+    assert not ContextChart(samples[:1], 9, 2, 64_000, 56_000).clipped
+    assert ContextChart(samples, 9, 2, 0, 0).top == 999_999_999_999
+
+
 def test_the_panel_shrinks_section_by_section_to_its_budget():
     from widgets.timeline import _fit
 

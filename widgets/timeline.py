@@ -49,6 +49,7 @@ from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
 from widgets.read_only import session_read_only
 from widgets.timeline_chart import (
+    CLIPPED_MARK,
     FILL_COMPACTION,
     FILL_ESTIMATED,
     FILL_MEASURED,
@@ -831,7 +832,8 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         width = max(1, width)
         timeline = self._timeline
         if timeline is None:
-            empty = _text_strip([("No session yet.", self._style("muted"))], width, base)
+            # Filled once the session is open; on a big one that is a while after the first frame.
+            empty = _text_strip([("Loading the session…", self._style("muted"))], width, base)
             self._row_targets, self._layout = [], None
             return [Strip.blank(width, base), empty, Strip.blank(width, base)]
         layout = BarLayout(timeline, width, self._streaming_tokens)
@@ -1182,6 +1184,8 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         replies = sum(1 for sample in samples if sample.kind == "reply")
         peak = max(sample.tokens for sample in samples)
         limit = format_tokens(timeline.threshold)
+        # A sample past the chart's scale is cut at the top (marked ↑): say so beside the peak.
+        cut = f" ({CLIPPED_MARK} clipped)" if chart.clipped else ""
         title = self._style("title")
         heading = f"Context over {replies} replies"
         key = [
@@ -1192,12 +1196,15 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             ("█", colours[FILL_COMPACTION]),
             (" compaction ", muted),
             ("┈", colours[FILL_THRESHOLD]),
-            (f" threshold {limit} · peak {format_tokens(peak)} of {format_tokens(chart.top)}", muted),
+            (f" threshold {limit} · peak {format_tokens(peak)}{cut} of {format_tokens(chart.top)}", muted),
         ]
         rows: list[Row] = [
             (
                 _fitted(
-                    [[(heading, title), *key], [(heading, title), (f" · peak {format_tokens(peak)}", muted)]],
+                    [
+                        [(heading, title), *key],
+                        [(heading, title), (f" · peak {format_tokens(peak)}{cut}", muted)],
+                    ],
                     width,
                     base,
                 ),

@@ -5,7 +5,10 @@ The samples are the HTML export's (:func:`tui.export.chart.context_series`): eac
 ``tokensBefore``, from which the next reply starts again lower. Each sample gets one to three cells (or,
 past the width, a cell shows the largest sample of its share, a compaction first); a column is as tall
 as its tokens against the window, at eighth-row precision. The threshold is a dotted line in the row it
-falls in, and a column above it takes the threshold's colour. Pure geometry: the widget picks the styles.
+falls in, and a column above it takes the threshold's colour. The scale stops at ``CLIP_FACTOR`` times the
+window (or the threshold): a huge ``tokensBefore`` would flatten every other column, so a taller sample is
+drawn full height with ``CLIPPED_MARK`` on top and :attr:`ContextChart.clipped` set. Pure geometry: the
+widget picks the styles.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ if TYPE_CHECKING:
 LOWER_EIGHTHS = " ▁▂▃▄▅▆▇█"
 THRESHOLD_LINE = "┈"
 MAX_CELLS_PER_SAMPLE = 3
+CLIP_FACTOR = 1.5
+CLIPPED_MARK = "↑"
 
 # What a cell shows; the widget maps each to a style.
 FILL_MEASURED = "measured"
@@ -39,7 +44,11 @@ class ContextChart:
         self.width = max(1, width)
         self.rows = max(1, rows)
         self.threshold = threshold
-        self.top = max([context_window, threshold, 1, *(s.tokens for s in samples)])
+        peak = max([1, *(s.tokens for s in samples)])
+        limit = max(context_window, threshold)
+        # Without a known window there is nothing to clip against: the peak is the scale.
+        self.top = max(limit, min(peak, int(limit * CLIP_FACTOR))) if limit > 0 else peak
+        self.clipped = peak > self.top
         self.cells: list[int | None] = self._columns()
 
     def _columns(self) -> list[int | None]:
@@ -78,6 +87,9 @@ class ContextChart:
             else:
                 sample = self.samples[index]
                 amount = min(8, max(0, self._eighths(sample.tokens) - from_bottom * 8))
+                if row == 0 and sample.tokens > self.top:
+                    out.append((CLIPPED_MARK, FILL_OVER))
+                    continue
                 if sample.kind == "compaction":
                     fill = FILL_COMPACTION
                 elif sample.tokens > self.threshold:
