@@ -3,7 +3,8 @@
 A streaming reply mounts and replaces widgets many times a second; the collector's full passes over a
 grown widget tree took 250–380 ms and landed in the stream as visible stalls. While a stream is open the
 collector is paused (reference counting still frees almost everything at once); when the last open
-stream closes it is resumed, and the garbage it owes is collected then, between replies.
+stream closes it is resumed, and the garbage it owes is collected then, between replies. The app
+holds it the same way from its start until its first frame (tui/app.py).
 """
 
 from __future__ import annotations
