@@ -196,3 +196,22 @@ async def test_nothing_to_summarise_over_the_threshold_is_explained_once(
         assert "/compact" in text
         assert not any(n[0] == "Compaction skipped" for n in app.notes), app.notes
         assert not any(e.get("type") == "compaction" for e in store.entries)
+
+
+async def test_the_what_if_footer_keeps_esc_and_f9_at_80_columns(tmp_path, monkeypatch, fake_openai) -> None:
+    """QA 13 F: with the timeline focused at 80×24 the footer was cut after "s Sw…" (Esc, F9 off screen).
+
+    Esc shows only while it has something to cancel (a compaction, a selection), so it must come and go.
+    """
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(80, 24), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: screen.timeline.has_focus, "the timeline")
+        await pilot.press("left")  # a selected segment: Esc clears it
+        await wait_until(pilot, lambda: screen.timeline.selected_entry_id is not None, "a selected segment")
+        for key in ("f1 Help", "esc Cancel", "f9 View", "+/- Keep", "]/[ Reserve", "⏎ Compact"):
+            await wait_until(pilot, lambda key=key: key in footer_text(app), f"{key!r} in the footer")
+        await pilot.press("escape")  # the selection is cleared: nothing left for Esc to cancel
+        await wait_until(pilot, lambda: "esc " not in footer_text(app), "Esc gone from the footer")
+        assert "f9 View" in footer_text(app) and "s Strategy" in footer_text(app)

@@ -3,11 +3,16 @@
 Textual lists the focused widget's keys first and the app's last, so at 80 or 100 columns the app's
 F1 Help fell off the right edge, the one key a new user needs to find the others. This footer moves
 the help key to the front; everything else keeps Textual's order.
+
+A focused widget with many keys (the timeline's what-if) can say which come next and how the footer
+names them: ``FOOTER_KEYS`` maps a binding's action to ``(key shown, label)``, in the order wanted
+(``None`` keeps the binding's own; an empty label drops the key from the footer, F1 and the palette
+still list it). At 80 columns the what-if footer was cut after "s Sw…", hiding Esc and F9.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -16,13 +21,26 @@ from textual.widgets._footer import FooterKey
 
 HELP_ACTIONS = frozenset({"help", "app.help"})  # the app's binding, and a modal screen's own
 
+FooterKeys = Mapping[str, tuple[str | None, str | None]]
+
 
 class KompaktFooter(Footer):
-    """:class:`~textual.widgets.Footer` with the help key moved to the front."""
+    """:class:`~textual.widgets.Footer` with the help key first, then the focused widget's chosen keys."""
 
     def compose(self) -> ComposeResult:
         widgets: Iterable[Widget] = super().compose()
         keys = list(widgets)
         first = [w for w in keys if isinstance(w, FooterKey) and w.action in HELP_ACTIONS]
+        chosen: FooterKeys = getattr(self.screen.focused, "FOOTER_KEYS", {})
+        order = {action: i for i, action in enumerate(chosen)}
+        picked = sorted(
+            (w for w in keys if isinstance(w, FooterKey) and w.action in order and w not in first),
+            key=lambda w: order[w.action],
+        )
+        for key in picked:
+            shown, label = chosen[key.action]
+            key.key_display = key.key_display if shown is None else shown
+            key.description = key.description if label is None else label
         yield from first
-        yield from (w for w in keys if w not in first)
+        yield from (w for w in picked if w.description)
+        yield from (w for w in keys if w not in first and w not in picked)

@@ -47,6 +47,7 @@ from tui.compaction.timeline_names import (
 )
 from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
+from widgets.footer import FooterKeys
 from widgets.read_only import session_read_only
 from widgets.timeline_chart import (
     CLIPPED_MARK,
@@ -254,6 +255,19 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
 - `space`: expand or collapse the panel
 - `escape`: cancel a running compaction, else clear the selection
 """
+
+    # The what-if footer at 80 columns (widgets/footer.py): Esc and F9 first, each +/- pair as one key.
+    FOOTER_KEYS: ClassVar[FooterKeys] = {
+        "cancel_compaction": (None, "Cancel"),
+        "command('toggle_chat_view')": (None, None),
+        "nudge_keep(1)": ("+/-", "Keep"),
+        "nudge_keep(-1)": (None, ""),
+        "nudge_reserve(1)": ("]/[", "Reserve"),
+        "nudge_reserve(-1)": (None, ""),
+        "compact_now": (None, "Compact"),
+        "switch_strategy": (None, "Strategy"),
+        "reset_what_if": (None, "Reset"),
+    }
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus", "nudge_keep(1)", "Keep +1k", id="timeline.keep_up"),
@@ -541,6 +555,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
     def set_compacting(self, reason: str, started_at: float) -> None:
         """Show the spinner; ``started_at`` is a ``time.monotonic()`` reading."""
         self._compacting = (reason, started_at)
+        self.refresh_bindings()  # Esc (cancel / clear) comes and goes with it
         if self._spinner is None:
             self._spinner = self.set_interval(0.1, self._redraw)
         self._redraw()
@@ -548,6 +563,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
     def set_idle(self) -> None:
         """The compaction finished or was cancelled."""
         self._compacting = None
+        self.refresh_bindings()  # Esc (cancel / clear) comes and goes with it
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
@@ -651,6 +667,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         # Escape with no compaction running clears what the keys or the mouse selected, and goes on to
         # the screen (whose Escape cancels a running reply).
         self._selected = self._past_selected = None
+        self.refresh_bindings()  # Esc (cancel / clear) comes and goes with it
         self._redraw()
         raise SkipAction()
 
@@ -668,6 +685,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         assert self._timeline is not None
         entry_id = self._timeline.segments[index].entry_id
         self._selected = entry_id
+        self.refresh_bindings()  # Esc (cancel / clear) comes and goes with it
         self._redraw()
         self.post_message(self.EntryPointed(entry_id))
 
@@ -683,6 +701,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
 
     def _select_past(self, compaction_id: str | None) -> None:
         self._past_selected = compaction_id
+        self.refresh_bindings()  # Esc (cancel / clear) comes and goes with it
         self._redraw()
         if compaction_id is not None:
             self.post_message(self.EntryPointed(compaction_id))
@@ -756,6 +775,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
             chart, index = value
             entry_id = chart.samples[index].entry_id
             self._selected = entry_id if self._segment_index(entry_id) is not None else None
+            self.refresh_bindings()  # Esc (cancel / clear) comes and goes with it
             self._redraw()
             self.post_message(self.EntryPointed(entry_id))
         elif kind == "past":
