@@ -12,6 +12,7 @@ import pytest
 
 from tests.snap_apps.main_app import ENV, SNAP_DIR, main_snap_app, settle, still, wait_for
 from tui.screens.inspector import CompactionInspector
+from widgets.streamed_text import StreamedText
 
 
 async def inspector_open(pilot: Any) -> None:
@@ -40,7 +41,7 @@ async def preview_streaming(pilot: Any) -> None:
     view.stream("summary", "## Goal\nQuarantine torn JSONL lines instead of crashing.\n\n## Progress\n- ")
     view.stream("summary", "The loader skips a torn last line and keeps its bytes")
     view.stream("short summary", "The loader now quarantines torn lines.")
-    await wait_for(pilot, lambda: "keeps its bytes" in str(view.query_one("#inspector-stream").render()))
+    await wait_for(pilot, lambda: any("keeps its bytes" in w.text for w in view.query(StreamedText)))
     still(pilot.app)
     await pilot.pause()
 

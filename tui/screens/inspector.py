@@ -30,6 +30,7 @@ from tui.session.sanitize import sanitize
 from widgets.chunked_markdown import ChatMarkdown
 from widgets.footer import KompaktFooter
 from widgets.safe_text import safe_text
+from widgets.streamed_text import StreamedText
 
 
 def _tokens(value: int) -> str:
@@ -87,7 +88,7 @@ class CompactionInspector(Screen[str | None]):
     CompactionInspector .inspector-note { color: $text-muted; padding: 0 1; }
     CompactionInspector #inspector-summary { padding: 0 1; height: 1fr; }
     CompactionInspector #inspector-stream-part { height: 1fr; }
-    CompactionInspector #inspector-stream { padding: 0 1; }
+    CompactionInspector #inspector-stream { padding: 0 1; height: auto; }
     """
     # The order the streamed parts are shown in, and their headings.
     STREAM_PARTS = (
@@ -109,7 +110,9 @@ class CompactionInspector(Screen[str | None]):
         self.inspection = inspection
         self.preview = preview or inspection is None
         self._streamed: dict[str, str] = {}
-        self._stream_dirty = False
+        self._stream_dirty: set[str] = set()
+        # One widget per known part, in STREAM_PARTS order; each redraws only its new text.
+        self._stream_parts = {part: StreamedText(title) for part, title in self.STREAM_PARTS}
 
     @property
     def generating(self) -> bool:
@@ -124,13 +127,12 @@ class CompactionInspector(Screen[str | None]):
     def stream(self, part: str, text: str | None) -> None:
         """A piece of ``part``'s text (None: that call starts over after a retry); drawn at the next tick."""
         self._streamed[part] = "" if text is None else self._streamed.get(part, "") + text
-        self._stream_dirty = True
+        self._stream_dirty.add(part)
 
     def _stream_text(self) -> Text:
         known = dict(self.STREAM_PARTS)
-        order = [p for p, _ in self.STREAM_PARTS] + [p for p in self._streamed if p not in known]
         text = Text()
-        for part in order:
+        for part in self._stream_order():
             if self._streamed.get(part):
                 if text:
                     text.append("\n\n")
@@ -138,14 +140,31 @@ class CompactionInspector(Screen[str | None]):
                 text.append_text(safe_text(self._streamed[part]))
         return text or Text("Waiting for the model…", style="dim")
 
+    def _stream_order(self) -> list[str]:
+        known = [p for p, _ in self.STREAM_PARTS]
+        return known + [p for p in self._streamed if p not in known]
+
+    @property
+    def stream_rendered_chars(self) -> int:
+        """Characters drawn by the stream's redraws so far (each flush draws only what is new)."""
+        return sum(part.rendered_chars for part in self._stream_parts.values())
+
     def _flush_stream(self) -> None:
         if self._stream_dirty and self.generating:
-            self._stream_dirty = False
-            part = self.query_one("#inspector-stream-part", VerticalScroll)
-            following = part.scroll_y >= part.max_scroll_y - 1  # unless the user scrolled up to read
-            self.query_one("#inspector-stream", Static).update(self._stream_text())
+            dirty, self._stream_dirty = self._stream_dirty, set()
+            scroll = self.query_one("#inspector-stream-part", VerticalScroll)
+            following = scroll.scroll_y >= scroll.max_scroll_y - 1  # unless the user scrolled up to read
+            box = self.query_one("#inspector-stream", Vertical)
+            for part in self._stream_order():
+                if part in dirty:
+                    if part not in self._stream_parts:  # a part the screen does not know: at the end
+                        self._stream_parts[part] = StreamedText(part)
+                        box.mount(self._stream_parts[part])
+                    self._stream_parts[part].set_text(self._streamed[part])
+            waiting = self.query_one("#inspector-stream-waiting", Static)
+            waiting.display = not any(self._streamed.values())
             if following:
-                part.call_after_refresh(part.scroll_end, animate=False)
+                scroll.call_after_refresh(scroll.scroll_end, animate=False)
 
     async def show(self, inspection: CompactionInspection) -> None:
         """The preview's draft is ready: draw it (Enter then writes exactly this summary)."""
@@ -163,7 +182,9 @@ class CompactionInspector(Screen[str | None]):
             )
             with VerticalScroll(classes="inspector-part", id="inspector-stream-part"):
                 yield Static(Text("Preview summary, as the model writes it"), classes="inspector-title")
-                yield Static(self._stream_text(), id="inspector-stream")
+                with Vertical(id="inspector-stream"):
+                    yield Static(Text("Waiting for the model…", style="dim"), id="inspector-stream-waiting")
+                    yield from self._stream_parts.values()
             yield KompaktFooter()
             return
         yield Static(Text("\n".join(header_lines(inspection, self.preview))), id="inspector-header")
