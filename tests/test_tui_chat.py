@@ -344,6 +344,24 @@ async def test_a_reply_streaming_through_redraws_of_the_path_stays_and_finishes(
         assert len(app.pane.message_widgets) == 2 and not stream.widget.is_attached
 
 
+async def test_a_reply_whose_widget_was_taken_away_is_lost_and_never_raises() -> None:
+    """Under load, a removal of the whole chat can take a reply's widget between two of its events (CI saw
+    MountError from the next delta and from finish): the stream says it is lost and does nothing more."""
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)):
+        stream = app.pane.begin_assistant()
+        await stream.append_text("first part ")
+        assert not stream.lost
+        await stream.widget.remove()
+        assert stream.lost
+        await stream.append_text("after removal")
+        await stream.append_thinking("thought")
+        await stream.tool_call_started("t1", "read")
+        await stream.tool_call_args("t1", "{}")
+        await stream.finish(f.assistant("first part after removal")["message"])
+        assert not stream.widget.is_attached and stream.finished
+
+
 async def test_a_reply_the_redraw_drew_from_the_store_is_not_shown_twice() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)) as pilot:

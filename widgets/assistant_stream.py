@@ -38,23 +38,33 @@ class AssistantStream:
             mounted, self._mounted = self._mounted, None
             await mounted
 
+    @property
+    def lost(self) -> bool:
+        """Whether the reply's widget is gone or going (a redraw of the whole chat removed it): what is
+        still to come goes to a new one. Textual marks a widget it is removing with ``_pruning``."""
+        return self.finished or not self.widget.is_attached or self.widget._pruning
+
     async def append_text(self, delta: str) -> None:
         await self._ready()
-        await self.widget.stream_text(delta)
+        if not self.lost:
+            await self.widget.stream_text(delta)
 
     async def append_thinking(self, delta: str) -> None:
         await self._ready()
-        await self.widget.stream_thinking(delta)
+        if not self.lost:
+            await self.widget.stream_thinking(delta)
 
     async def tool_call_started(self, call_id: str, name: str) -> None:
         await self._ready()
-        await self.widget.start_tool_call(call_id, name)
+        if not self.lost:
+            await self.widget.start_tool_call(call_id, name)
         self._register_call(call_id)
 
     async def tool_call_args(self, call_id: str, args_json_so_far: str) -> None:
         """The arguments streamed so far, as raw JSON text (the whole prefix, not a delta)."""
         await self._ready()
-        await self.widget.stream_tool_args(call_id, args_json_so_far)
+        if not self.lost:
+            await self.widget.stream_tool_args(call_id, args_json_so_far)
 
     async def finish(self, message: Message, entry_id: str | None = None) -> None:
         """Replace the streamed content with the final rendering of ``message``."""

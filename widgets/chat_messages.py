@@ -417,6 +417,8 @@ class AssistantMessage(ChatMessage):
             await self._close_stream()
             widget = self._part_widget(kind, "")
             await self.mount(widget)
+            if widget.parent is not self:
+                return  # Textual skips a mount into a widget it is removing: finish() draws the message whole
             self._parts.append((kind, widget))
         widget = self._parts[-1][1]
         if self._open is None or self._open.widget is not widget:
@@ -465,13 +467,17 @@ class AssistantMessage(ChatMessage):
         """Show the final message: in place when the streamed parts match it, else rebuilt."""
         await self._close_stream()
         self.message = message
+        if self._pruning or not self.is_attached:
+            return  # being removed (a redraw took it): the store's entry draws the reply
         final = assistant_parts(message)
         streamed = [kind for kind, _ in self._parts]
-        if streamed == [kind for kind, _ in final]:
+        if streamed == [kind for kind, _ in final] and all(
+            widget.parent is self for _, widget in self._parts
+        ):
             for (kind, payload), (_, widget) in zip(final, self._parts, strict=True):
                 await self._refresh_part(kind, payload, widget)
         else:
-            await self.remove_children([widget for _, widget in self._parts])
+            await self.remove_children([widget for _, widget in self._parts if widget.parent is self])
             self._parts = [(kind, self._part_widget(kind, payload)) for kind, payload in final]
             await self.mount_all([widget for _, widget in self._parts])
         self.query_one(".message--title", Static).update(self.title())

@@ -165,7 +165,7 @@ class AgentEventView:
 
     def _open_reply(self) -> AssistantStream:
         """The streaming reply's widget (kept through redraws of the path); a new one when there is none."""
-        if self._reply is None or self._reply.finished:
+        if self._reply is None or self._reply.lost:
             return self._begin_reply()
         return self._reply
 
@@ -179,7 +179,12 @@ class AgentEventView:
             if self.chat.shows_entry(event.entry_id):  # a redraw of the whole path drew it from the store
                 await self.chat.discard_stream()
             else:
-                await self._open_reply().finish(event.message, event.entry_id)
+                reply = self._open_reply()
+                await reply.finish(event.message, event.entry_id)
+                if not reply.widget.is_attached or reply.widget._pruning:  # a redraw took it as it mounted
+                    await self.chat.add_message(
+                        self.store.tree.by_id.get(event.entry_id or "") or event.message
+                    )
             self._reply = None
             self.timeline.set_streaming_tokens(0)
         elif role == "toolResult":
