@@ -25,7 +25,7 @@ from textual.widgets import Collapsible, Static
 from tui.compaction.history import CompactionFold, divider_text, history_layout, tokens_short
 from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
-from widgets.chat_messages import ChatMessage
+from widgets.chat_messages import COLLAPSED, ChatMessage
 
 if TYPE_CHECKING:
     from widgets.chat_pane import ChatItem
@@ -185,7 +185,9 @@ What a compaction did: the messages it summarised (folded below), tokens before 
 
         fold = self.row.fold
         title = f"Summary ({tokens_short(fold.tokens_after)} tokens in the context after it)"
-        yield Collapsible(ChatMarkdown(sanitize(self.summary)), title=title, collapsed=True)
+        yield Collapsible(
+            ChatMarkdown(sanitize(self.summary)), title=title, collapsed=True, classes=COLLAPSED
+        )
 
     def action_inspect(self) -> None:
         self.post_message(self.InspectRequested(self.row.fold.compaction_id))
