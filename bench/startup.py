@@ -4,7 +4,8 @@ Compares kompakt (an empty new session, and the 10k-entry bench session) with a 
 mounts an Input and a Footer, measured the same way in the same run: the parent notes the wall clock
 before spawning, the child prints the wall clock when its first frame has been drawn
 (``call_after_refresh`` after mount), and exits. Interpreter start-up and imports are included for
-both. Targets: empty session ≤ 1.6× the bare app; 10k-entry session first frame ≤ 1.0 s.
+both. Targets: empty session ≤ 1.6× the bare app; 10k-entry session ≤ 2.5× the bare app (issue 13:
+as a ratio, since no machine here holds an absolute 1.0 s steadily).
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def main() -> None:
     )
     print(
         f"kompakt, 10k-entry session:        median {large_median * 1000:.0f} ms "
-        f"(min {min(large) * 1000:.0f}) (target ≤ 1000 ms)"
+        f"(min {min(large) * 1000:.0f}) = {large_median / b:.2f}× bare (target ≤ 2.50×)"
     )
 
 
