@@ -22,6 +22,7 @@ from tests.app_e2e_helpers import (
     wait_idle,
     wait_until,
 )
+from tests.pages import wait_until_drawn
 from tui.compaction.history import divider_text, history_layout
 from tui.compaction.inspect import inspect_compaction
 from tui.launch import Launch
@@ -179,6 +180,7 @@ async def test_the_history_view_folds_each_compaction_behind_its_divider_and_mar
         await pilot.press("enter")
         await wait_until(pilot, lambda: names["oldest"] not in mounted_ids(screen), "folded again")
         # A click works the same.
+        await wait_until_drawn(pilot, fold)
         await pilot.click(fold)
         await wait_until(pilot, lambda: names["oldest"] in mounted_ids(screen), "opened by a click")
         # A redraw of the whole path (a navigation, a compaction, a reply elsewhere) keeps it open.
@@ -202,6 +204,7 @@ async def test_a_long_fold_mounts_a_chunk_at_a_time(tmp_path, monkeypatch):
         await wait_until(pilot, lambda: chat.first_loaded == 0 and chat.message_widgets, "the chat")
         assert len(chat.message_widgets) < 10  # 298 summarised messages, none mounted
         fold = next(w for w in chat.message_widgets if isinstance(w, FoldRow))
+        await wait_until_drawn(pilot, fold)
         await pilot.click(fold)
         more = await wait_until(
             pilot, lambda: next((w for w in chat.message_widgets if isinstance(w, MoreRow)), None), "a chunk"
@@ -242,7 +245,7 @@ async def test_enter_on_a_divider_opens_the_inspector_on_that_compaction(tmp_pat
         # The divider's "inspect" word does the same with a click.
         latest = next(w for w in chat.message_widgets if w.entry_id == names["second"])
         chat.scroll_to_widget(latest, top=True, animate=False, immediate=True)
-        await pilot.pause()
+        await wait_until_drawn(pilot, latest.query(".-inspect").first())
         await pilot.click(latest.query(".-inspect").first())
         view = await wait_until(
             pilot, lambda: app.screen if isinstance(app.screen, CompactionInspector) else None, "by a click"

@@ -512,8 +512,12 @@ async def test_the_chat_group_fills_in_live(tmp_path: Path) -> None:
         assert group.entry_id == "abcd1234" and pane.items[-1].entry_id == "abcd1234"
         assert pane.items[-1].message["data"] == record.to_data()
         assert str(group.summary()).endswith("· aborted")
-        await pilot.click(group.query_one(".moa--group", Collapsible).query_one("CollapsibleTitle"))
-        await pilot.click(group.references[1].query_one("CollapsibleTitle"))
+        group_title = group.query_one(".moa--group", Collapsible).query_one("CollapsibleTitle")
+        await wait_until_drawn(pilot, group_title)
+        await pilot.click(group_title)
+        reference_title = group.references[1].query_one("CollapsibleTitle")
+        await wait_until_drawn(pilot, reference_title)  # the group opened: a click lands on the reference
+        await pilot.click(reference_title)
         await until(
             pilot, lambda: "[bold]literal[/bold]" in screen_text(app) and "\x1b" not in screen_text(app)
         )

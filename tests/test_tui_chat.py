@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tests import factories as f
-from tests.pages import rendered_strips, until
+from tests.pages import rendered_strips, until, wait_until_drawn
 from tests.snap_apps.chat_app import every_kind_path
 from widgets import chunked_markdown
 from widgets.chat_messages import (
@@ -149,6 +149,7 @@ async def test_summaries_expand() -> None:
         await app.pane.load_messages(every_kind_path())
         await settle(pilot)
         compaction = app.pane.message_widgets[0]
+        await wait_until_drawn(pilot, compaction.query_one("CollapsibleTitle"))
         await pilot.click(compaction.query_one("CollapsibleTitle"))
         await settle(pilot)
         assert "Make the parser fast." in widget_text(app, compaction)
@@ -498,6 +499,7 @@ async def test_copy_with_key_and_click() -> None:
         user, assistant = app.pane.message_widgets
         user.focus()
         await pilot.press("ctrl+c")
+        await wait_until_drawn(pilot, assistant.query_one(".-copy"))
         await pilot.click(assistant.query_one(".-copy"))
         assert app.copied == ["copy me", "the answer"]
 
@@ -510,6 +512,7 @@ async def test_edit_and_resend_posts_edit_requested() -> None:
         user = app.pane.message_widgets[0]
         user.focus()
         await pilot.press("ctrl+e")
+        await wait_until_drawn(pilot, user.query_one(".-edit"))
         await pilot.click(user.query_one(".-edit"))
         await settle(pilot)
         assert [(e.entry_id, e.text) for e in app.edits] == [("00000001", "first try")] * 2
