@@ -24,6 +24,7 @@ from tests.app_e2e_helpers import (
     screen_text,
     wait_until,
 )
+from tests.pages import rendered_text
 from tui.app import terminal_title
 from tui.launch import Launch
 
@@ -103,9 +104,26 @@ async def test_the_session_name_shows_in_the_title_and_follows_name(tmp_path, mo
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.terminal_title == "kompakt · Loader rework", "the new name")
         assert screen.sub_title == "Loader rework"
+        # On screen too, at the start of the status bar (a terminal may not show its title).
+        await wait_until(
+            pilot, lambda: status_line(app).startswith("Loader rework · "), "the name in the status"
+        )
         screen.prompt.text = "/name  second\tname  "
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.terminal_title == "kompakt · second name", "the renamed title")
+        await wait_until(
+            pilot, lambda: status_line(app).startswith("second name · "), "the new name on screen"
+        )
+        screen.prompt.text = "/name " + "\x1b[31m" + "n" * 80
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: status_line(app).startswith("n" * 31 + "… · "), "a long name, cut")
+        assert "\x1b" not in status_line(app)
+
+
+def status_line(app) -> str:
+    """The status bar's row as the screen shows it, leading space trimmed."""
+    status = app.screen.status
+    return rendered_text(app).splitlines()[status.region.y].strip()
 
 
 def test_a_hostile_session_name_cannot_reach_the_terminal_as_a_sequence() -> None:

@@ -1,4 +1,4 @@
-"""The one-line status bar: model, context use, cost, litellm loading, tool iterations and a message.
+"""The one-line status bar: session name, model, context use, cost, litellm loading, tool iterations, a message.
 
 Every field is a reactive; Textual only repaints when a value actually changes, so the lead can set
 them as often as it likes (for example on every streamed usage update). The context figure says
@@ -16,20 +16,23 @@ from textual.widget import Widget
 from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 
+NAME_CHARS = 32  # the most of a long name shown
+MIN_NAME_CELLS = 8  # less room than this for the name: the figures matter more
+
 
 def short_tokens(tokens: int) -> str:
     return format_tokens(tokens, trim=False)
 
 
 class StatusBar(Widget):
-    """Model · context tokens / window (%) · cost · loading litellm… · tools n/max · message."""
+    """Name · model · context tokens / window (%) · cost · loading litellm… · tools n/max · message."""
 
     DEFAULT_CSS = """
     StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     """
     HELP = """
 ## Status bar
-The model (and whether it runs offline), the context size against the model's window, the session
+The session's name (once `/name` gave it one), the model (and whether it runs offline), the context size against the model's window, the session
 cost, whether litellm is still loading, and the tool iterations of the current turn. A context size
 marked `≈` is an estimate (about four characters a token): no reply since the last compaction has
 reported its usage yet. Unmarked, it is the provider's count from the last reply (plus an estimate of
@@ -37,6 +40,7 @@ what came after it). When the first measured count after an estimate is larger, 
 "measured now, was ≈…" so the jump is not mistaken for growth.
 """
 
+    session_name: reactive[str] = reactive("")  # the /name of the session; "" while it has none
     model: reactive[str] = reactive("")
     offline: reactive[bool] = reactive(False)
     context_tokens: reactive[int | None] = reactive(None)
@@ -106,4 +110,13 @@ what came after it). When the first measured count after an estimate is larger, 
             parts.append(Content(f"tools {self.iteration}/{self.max_iterations}"))
         if self.message:
             parts.append(Content(sanitize(self.message).replace("\n", " ")))
-        return Content(" · ").join(parts)
+        return self._with_name(Content(" · ").join(parts))
+
+    def _with_name(self, rest: Content) -> Content:
+        """The session's name before the rest (D26: on screen, not only in a title the terminal may hide),
+        cut to the room the rest leaves, and left out where fewer than a few cells are left."""
+        room = min(NAME_CHARS, self.content_size.width - rest.cell_length - 3)
+        if not self.session_name or room < MIN_NAME_CELLS:
+            return rest
+        name = Content(" ".join(sanitize(self.session_name).split())).truncate(room, ellipsis=True)
+        return Content(" · ").join([name.stylize("$accent"), rest] if rest else [name.stylize("$accent")])

@@ -201,6 +201,7 @@ class MainScreen(Screen[None]):
     def _show_session_name(self, store: SessionStore) -> None:
         """The session's name (/name), or its file name, as the screen's subtitle and the terminal's title."""
         self.sub_title = store.name or store.path.name
+        self.status.session_name = store.name or ""
         self.app.show_terminal_title(self.sub_title)
 
     def refresh_timeline(self) -> None:
