@@ -83,6 +83,20 @@ async def wait_until_drawn(pilot: Any, widget: Any) -> None:
     await wait_until(pilot, lambda: widget.region.width and widget.region.height, f"{widget!r} on screen")
 
 
+async def screen_settled(pilot: Any, frames: int = 3, guard: float = HANG_GUARD_S) -> str:
+    """Until the screen shows the same text ``frames`` polls in a row (mounts, layout and restyles done); that text.
+
+    For a test that asserts on what a load drew, with no single condition that says it is done."""
+    deadline = time.monotonic() + guard
+    last, same = None, 0
+    while same < frames and time.monotonic() < deadline:
+        await pilot.pause(POLL_S)
+        text = rendered_text(pilot.app)
+        same = same + 1 if text == last else 0
+        last = text
+    return last or ""
+
+
 def rendered_strips(app: Any) -> list[Any]:
     """The rows the app's screen draws (Rich strips, styles and all); the one place tests read the compositor."""
     return list(app.screen._compositor.render_strips())

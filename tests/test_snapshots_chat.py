@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Collapsible
 
+from tests.pages import screen_settled
 from tests.snap_apps.chat_app import ChatSnapApp
 
 
@@ -17,12 +18,10 @@ async def expand_all(pilot) -> None:
     for collapsible in pilot.app.query(Collapsible):
         collapsible.collapsed = False
     # Expanded Markdown mounts its blocks over a few refreshes; let the heights settle first.
-    for _ in range(5):
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
+    await pilot.wait_for_scheduled_animations()
+    await screen_settled(pilot)
     pilot.app.query_one("ChatPane").scroll_end(animate=False, immediate=True)
-    for _ in range(3):
-        await pilot.pause()
+    await screen_settled(pilot)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])

@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 from tests import factories as f
-from tests.pages import rendered_strips, until, wait_until_drawn
+from tests.pages import rendered_strips, screen_settled, until, wait_until_drawn
 from tests.snap_apps.chat_app import every_kind_path
 from widgets import chunked_markdown
 from widgets.chat_messages import (
@@ -72,9 +72,8 @@ def all_segment_text(app: App) -> str:
     return "".join(seg.text for strip in rendered_strips(app) for seg in strip)
 
 
-async def settle(pilot: Any, rounds: int = 3) -> None:
-    for _ in range(rounds):
-        await pilot.pause()
+async def settle(pilot: Any) -> None:
+    await screen_settled(pilot)
 
 
 async def test_every_kind_has_its_widget_and_look() -> None:
