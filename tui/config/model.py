@@ -308,7 +308,15 @@ class MoaSettings(BaseModel):
     max_concurrency: int = Field(
         4, ge=1, le=64, description="How many reference models run at the same time."
     )
-    timeout_s: float = Field(120.0, gt=0, le=86_400, description="Seconds to wait for each reference model.")
+    timeout_s: float = Field(
+        120.0,
+        gt=0,
+        le=86_400,
+        description=(
+            "Seconds each reference model has for its whole answer, counted from its request (waiting for a"
+            " free slot under maxConcurrency does not count); a slower one is left out and reported."
+        ),
+    )
 
 
 class Settings(BaseSettings):
