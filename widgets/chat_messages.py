@@ -29,7 +29,7 @@ from tui.session.content import content_text
 from tui.session.display import tool_call_label
 from tui.session.entries import Message
 from tui.session.sanitize import sanitize
-from widgets.stream_text import StreamSanitizer
+from widgets.stream_sanitizer import StreamSanitizer
 
 if TYPE_CHECKING:
     from widgets.chunked_markdown import ChunkedMarkdown

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 from widgets.ordered_keys import OrderedTextArea
 from widgets.prompt_history import PromptHistory, append_history, read_history
 from widgets.slash_commands import SLASH_COMMANDS, SlashCommand, complete
-from widgets.stream_text import sanitize_keep_tabs
+from widgets.stream_sanitizer import sanitize_keep_tabs
 
 PASTE_COLLAPSE_BYTES = 100_000
 

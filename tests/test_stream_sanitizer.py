@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tui.session.sanitize import sanitize
-from widgets.stream_text import StreamSanitizer
+from widgets.stream_sanitizer import StreamSanitizer
 
 PIECES = [
     "a",
