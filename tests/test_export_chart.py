@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests import factories as f
 from tui.cli import main
+from tui.compaction.token_text import format_tokens
 from tui.compaction.tokens import estimate_tokens
 from tui.demo import build_demo
 from tui.export.chart import chart_svg, context_series
@@ -70,6 +71,28 @@ def test_the_svg_draws_the_line_the_drops_the_threshold_and_the_window():
     assert "threshold 8,000 (window − reserve 2,000)" in texts and "window 10,000" in texts
     assert root.find(f"{SVG}script") is None and root.find(f"{SVG}style") is None
     assert chart_svg([], 10_000, 2_000) == ""
+
+
+def test_a_figure_far_above_the_window_does_not_flatten_the_rest():
+    """A hand-edited or foreign file's tokensBefore of a trillion: the other points keep their heights."""
+    path = session_path()
+    path[4]["tokensBefore"] = 10**12
+    samples = context_series(path)
+    root = ET.fromstring(chart_svg(samples, context_window=10_000, reserve_tokens=2_000))
+    (line,) = root.iter(f"{SVG}polyline")
+    heights = [float(point.split(",")[1]) for point in line.get("points").split()]
+    axis, top_edge = 16 + 188, 16  # _TOP + plot height; _TOP
+    first_reply = axis - 188 * 5_100 / 20_000  # the scale stops at two windows
+    assert abs(heights[0] - first_reply) < 0.1
+    assert heights[2] == top_edge  # the compaction's huge before figure sits on the top edge
+    off = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "off-scale"]
+    assert off == ["▲ " + format_tokens(10**12, trim=False, millions=False)]
+    assert any("1,000,000,000,000 → 1,234 tokens" in t.text for t in root.iter(f"{SVG}title"))
+    # A negative figure stays on the axis.
+    path[4]["tokensBefore"] = -5
+    root = ET.fromstring(chart_svg(context_series(path), context_window=10_000, reserve_tokens=2_000))
+    (line,) = root.iter(f"{SVG}polyline")
+    assert max(float(point.split(",")[1]) for point in line.get("points").split()) <= axis
 
 
 def test_the_html_page_has_the_chart_inline_within_its_csp(tmp_path: Path):

@@ -22,6 +22,7 @@ from tui.session.context import context_from_path, entry_to_message
 from tui.session.entries import Entry
 
 WIDTH, HEIGHT = 880, 240
+SCALE_CAP = 2  # the scale reaches at most this many context windows
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 16, 36
 
 
@@ -82,7 +83,11 @@ def chart_svg(samples: Sequence[Sample], context_window: int, reserve_tokens: in
     if not samples:
         return ""
     threshold = max(0, context_window - reserve_tokens)
-    top = max([context_window, *(s.tokens for s in samples)]) or 1
+    highest = max([context_window, *(s.tokens for s in samples)])
+    # A figure far above the window (a wrong tokensBefore in a hand-edited or foreign file) would flatten
+    # every other point to the axis: the scale stops at SCALE_CAP windows, and such points sit on its top
+    # edge, marked, their real figure in their tooltip.
+    top = (min(highest, SCALE_CAP * context_window) if context_window > 0 else highest) or 1
     plot_w, plot_h = WIDTH - _LEFT - _RIGHT, HEIGHT - _TOP - _BOTTOM
     count = len(samples)
 
@@ -90,7 +95,7 @@ def chart_svg(samples: Sequence[Sample], context_window: int, reserve_tokens: in
         return _LEFT + (plot_w * i / (count - 1) if count > 1 else plot_w / 2)
 
     def y(tokens: int) -> float:
-        return _TOP + plot_h * (1 - tokens / top)
+        return _TOP + plot_h * (1 - min(max(tokens, 0), top) / top)
 
     points: list[str] = []
     marks: list[str] = []
@@ -114,6 +119,11 @@ def chart_svg(samples: Sequence[Sample], context_window: int, reserve_tokens: in
             marks.append(
                 f'<circle class="reply" cx="{px:.1f}" cy="{y(sample.tokens):.1f}" r="2.5" fill="{fill}" '
                 f'stroke="#1f6feb"><title>{escape(label)}</title></circle>'
+            )
+        if sample.tokens > top:
+            marks.append(
+                f'<text class="off-scale" x="{px:.1f}" y="{_TOP + 10}" font-size="10" text-anchor="middle" '
+                f'fill="#cf222e">▲ {_short(sample.tokens)}</text>'
             )
     right = WIDTH - _RIGHT
     lines = [
