@@ -41,6 +41,18 @@ def make_settings(
     return Settings.model_validate(data)
 
 
+def moa_settings(
+    server: FakeOpenAI, references: list[str], *, routed: tuple[str, ...] = (), **moa: Any
+) -> Settings:
+    """MoA on, the references (and ``routed``) on the loopback server, no retries (a 500 fails at once)."""
+    return make_settings(
+        server,
+        models={name: {"apiBase": server.api_base} for name in [*references, *routed]},
+        retry={"enabled": False},
+        moa={"enabled": True, "referenceModels": references, **moa},
+    )
+
+
 def make_session(tmp_path: Path, settings: Settings, **kwargs: Any) -> AgentSession:
     store = SessionStore.create(tmp_path / "session.jsonl", cwd=str(tmp_path))
     workspace = tmp_path / "work"

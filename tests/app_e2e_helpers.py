@@ -125,6 +125,21 @@ def loopback_app(tmp_path: Path, monkeypatch: Any, server: FakeOpenAI) -> Record
     return make_app(home, Launch("new", cwd=tmp_path))
 
 
+def offline_app_on(tmp_path: Path, monkeypatch: Any, path: Path) -> RecordingApp:
+    """The app opening the session file ``path`` in an isolated home with no model set (the offline one)."""
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    return make_app(home, Launch("open", path, tmp_path))
+
+
+async def submit(pilot: Any, text: str) -> None:
+    """Put ``text`` in the prompt and press Enter, as a user sends a message or a slash command."""
+    screen = main_screen(pilot.app)
+    screen.prompt.focus()
+    screen.prompt.text = text
+    await pilot.press("enter")
+
+
 def main_screen(app: KompaktApp) -> MainScreen:
     return next(screen for screen in app.screen_stack if isinstance(screen, MainScreen))
 

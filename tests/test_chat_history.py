@@ -16,6 +16,7 @@ from tests.app_e2e_helpers import (
     isolated_home,
     make_app,
     new_session,
+    offline_app_on,
     ready,
     screen_text,
     settings_toml,
@@ -70,12 +71,6 @@ def two_compactions(tmp_path: Path, turns: int = 4) -> tuple[Path, dict[str, str
     path = store.path
     store.close()
     return path, names
-
-
-def app_on(tmp_path: Path, monkeypatch, path: Path):
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(None))
-    return make_app(home, Launch("open", path, tmp_path))
 
 
 def mounted_ids(screen) -> list[str | None]:
@@ -151,7 +146,7 @@ async def test_the_history_view_folds_each_compaction_behind_its_divider_and_mar
     tmp_path, monkeypatch
 ):
     path, names = two_compactions(tmp_path)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         chat = screen.chat
@@ -197,7 +192,7 @@ async def test_a_long_fold_mounts_a_chunk_at_a_time(tmp_path, monkeypatch):
     store.append_compaction("LONG SUMMARY", ids[-2], 50_000)
     path = store.path
     store.close()
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         chat = screen.chat
@@ -226,7 +221,7 @@ async def test_a_long_fold_mounts_a_chunk_at_a_time(tmp_path, monkeypatch):
 
 async def test_enter_on_a_divider_opens_the_inspector_on_that_compaction(tmp_path, monkeypatch):
     path, names = two_compactions(tmp_path)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         chat = screen.chat
@@ -255,7 +250,7 @@ async def test_enter_on_a_divider_opens_the_inspector_on_that_compaction(tmp_pat
 
 async def test_f9_shows_exactly_the_context_and_back(tmp_path, monkeypatch):
     path, names = two_compactions(tmp_path)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         chat = screen.chat
@@ -418,7 +413,7 @@ def test_a_head_tail_compaction_folds_its_middle_and_leaves_a_pinned_message_und
 
 async def test_f9_pressed_eleven_times_in_a_row_ends_in_the_context_view_drawn_once(tmp_path, monkeypatch):
     path, _names = two_compactions(tmp_path)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         chat = screen.chat

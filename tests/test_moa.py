@@ -16,7 +16,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible, Switch
 
-from tests.agent_helpers import MODEL, Recorder, assert_no_orphans, make_session, make_settings
+from tests.agent_helpers import MODEL, Recorder, assert_no_orphans, make_session, make_settings, moa_settings
 from tests.fake_openai import FakeOpenAI, Hit, Reply, ToolCall, fake_openai_fixture  # noqa: F401
 from tests.pages import rendered_strips, until, wait_until_drawn
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
@@ -37,18 +37,6 @@ from widgets.settings_form import editor_id
 REF_A, REF_B, REF_C = "openai/gpt-4o-mini", "openai/gpt-4o", "openai/ref-c"
 SERVED = {REF_A: "gpt-4o-mini", REF_B: "gpt-4o", REF_C: "ref-c", MODEL: "fake"}
 SLOW = 0.05  # seconds between streamed chunks of a reference answer
-
-
-def moa_settings(
-    server: FakeOpenAI, references: list[str], *, routed: tuple[str, ...] = (), **moa: Any
-) -> Settings:
-    """MoA on, the references (and ``routed``) on the loopback server, no retries (a 500 fails at once)."""
-    return make_settings(
-        server,
-        models={name: {"apiBase": server.api_base} for name in [*references, *routed]},
-        retry={"enabled": False},
-        moa={"enabled": True, "referenceModels": references, **moa},
-    )
 
 
 def slow_text(text: str, *, chunks: int = 12) -> Reply:

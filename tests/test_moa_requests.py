@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.agent_helpers import Recorder, make_session, make_settings
+from tests.agent_helpers import Recorder, make_session, moa_settings
 from tests.fake_openai import FakeOpenAI, Reply, ToolCall, fake_openai_fixture  # noqa: F401
 from tui.agent.events import CompactionEnd, Notice
 from tui.agent.litellm_loader import warm_up_litellm
@@ -23,17 +23,6 @@ from tui.agent.retry import RetryPolicy
 from tui.config.model import Settings
 
 REF_A, REF_B = "openai/ref-a", "openai/ref-b"
-
-
-def moa_settings(
-    server: FakeOpenAI, references: list[str], *, routed: tuple[str, ...] = (), **moa: Any
-) -> Settings:
-    return make_settings(
-        server,
-        models={name: {"apiBase": server.api_base} for name in [*references, *routed]},
-        retry={"enabled": False},
-        moa={"enabled": True, "referenceModels": references, **moa},
-    )
 
 
 def provider_for(settings: Settings, **kwargs: Any) -> Provider:

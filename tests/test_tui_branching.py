@@ -2,43 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from tests.app_e2e_helpers import (
     branched_session,
-    isolated_home,
-    main_screen,
-    make_app,
+    offline_app_on,
     ready,
-    settings_toml,
+    submit,
     wait_until,
 )
 from tests.pages import until
-from tui.launch import Launch
 from tui.screens.branch_actions import UserMessagePicker
 from tui.session.store import SessionStore
 
 SIZE = (120, 40)
 
 
-def app_on(tmp_path: Path, monkeypatch, path: Path):
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(None))
-    return make_app(home, Launch("open", path, tmp_path))
-
-
-async def submit(pilot, text: str) -> None:
-    screen = main_screen(pilot.app)
-    screen.prompt.focus()
-    screen.prompt.text = text
-    await pilot.press("enter")
-
-
 async def test_slash_fork_opens_a_new_session_before_the_message_with_its_text_in_the_prompt(
     tmp_path, monkeypatch
 ):
     source, ids = branched_session(tmp_path)
-    app = app_on(tmp_path, monkeypatch, source)
+    app = offline_app_on(tmp_path, monkeypatch, source)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await submit(pilot, "/fork")
@@ -60,7 +42,7 @@ async def test_slash_fork_opens_a_new_session_before_the_message_with_its_text_i
 
 async def test_slash_clone_duplicates_the_branch_and_export_jsonl_writes_it(tmp_path, monkeypatch):
     source, ids = branched_session(tmp_path)
-    app = app_on(tmp_path, monkeypatch, source)
+    app = offline_app_on(tmp_path, monkeypatch, source)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await submit(pilot, "/export jsonl branch.jsonl")
@@ -79,7 +61,7 @@ async def test_slash_clone_duplicates_the_branch_and_export_jsonl_writes_it(tmp_
 
 async def test_slash_name_sets_a_trimmed_title_and_alone_shows_it(tmp_path, monkeypatch):
     source, _ = branched_session(tmp_path)
-    app = app_on(tmp_path, monkeypatch, source)
+    app = offline_app_on(tmp_path, monkeypatch, source)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await submit(pilot, "/name")

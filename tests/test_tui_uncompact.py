@@ -6,16 +6,13 @@ from pathlib import Path
 
 from tests import factories as f
 from tests.app_e2e_helpers import (
-    isolated_home,
-    main_screen,
-    make_app,
     new_session,
+    offline_app_on,
     ready,
     screen_text,
-    settings_toml,
+    submit,
     wait_until,
 )
-from tui.launch import Launch
 from tui.screens.dialogs import ConfirmDialog
 from tui.session.store import SessionStore
 
@@ -38,22 +35,9 @@ def compacted_session(tmp_path: Path, *, later: bool) -> tuple[Path, dict[str, s
     return path, names
 
 
-def app_on(tmp_path: Path, monkeypatch, path: Path):
-    home = isolated_home(tmp_path, monkeypatch)
-    home.settings_file.write_text(settings_toml(None))
-    return make_app(home, Launch("open", path, tmp_path))
-
-
-async def submit(pilot, text: str) -> None:
-    screen = main_screen(pilot.app)
-    screen.prompt.focus()
-    screen.prompt.text = text
-    await pilot.press("enter")
-
-
 async def test_slash_uncompact_brings_the_summarised_turns_back_into_the_chat(tmp_path, monkeypatch):
     path, names = compacted_session(tmp_path, later=False)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
@@ -74,7 +58,7 @@ async def test_slash_uncompact_brings_the_summarised_turns_back_into_the_chat(tm
 
 async def test_shift_u_on_a_compaction_row_asks_when_messages_came_after_it(tmp_path, monkeypatch):
     path, names = compacted_session(tmp_path, later=True)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
@@ -114,7 +98,7 @@ async def test_apply_to_this_session_from_the_what_if_and_clear_it(tmp_path, mon
     from widgets.settings_form import SettingRow, editor_id
 
     path, _names = compacted_session(tmp_path, later=False)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         agent = screen.agent
