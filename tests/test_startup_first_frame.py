@@ -98,3 +98,87 @@ async def test_mounting_collapsed_blocks_restyles_none_of_them() -> None:
         assert restyled == []
         blocks[0].collapsed = False  # expanding still works as before
         await wait_until(pilot, lambda: not blocks[0].has_class("-collapsed"), "the block expanded")
+
+
+def test_opening_a_session_copies_its_bytes_no_more_than_once(tmp_path: Path) -> None:
+    """The file is read once; the load neither strips it nor slices its body off the header (each a
+    whole copy of tens of megabytes on a big session, ~40 ms of a 10k session's first frame)."""
+    import tracemalloc
+
+    from bench.gen_session import generate
+    from tui.session.store import SessionStore
+
+    path = generate(tmp_path / "s.jsonl", entries=300, seed=2)
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        store = SessionStore.open(path, read_only=True)
+        retained, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(store.entries) > 250
+    # At the peak: the file's bytes and the entries decoded so far; a copy of the body would add ~size.
+    assert peak - retained < 1.5 * size, (peak - retained, size)
+    assert store._lines == path.read_bytes().count(b"\n")
+
+
+class FirstFrame(KompaktApp):
+    """Records, up to the first frame, how often each widget was styled and how often the screen was laid out."""
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__(launch, start_background=False)
+        self.styled: dict[int, int] = {}
+        self.layouts = 0
+        self.frame_done = False
+        apply = self.stylesheet.apply
+
+        def counting(node: Any, *args: Any, **kwargs: Any) -> None:
+            if not self.frame_done:
+                self.styled[id(node)] = self.styled.get(id(node), 0) + 1
+            apply(node, *args, **kwargs)
+
+        self.stylesheet.apply = counting  # type: ignore[method-assign]
+
+    def get_default_screen(self) -> Any:
+        screen = super().get_default_screen()
+        refresh_layout = screen._refresh_layout
+
+        def counting(*args: Any, **kwargs: Any) -> None:
+            if not self.frame_done:
+                self.layouts += 1
+            refresh_layout(*args, **kwargs)
+
+        screen._refresh_layout = counting  # type: ignore[method-assign]
+        return screen
+
+    async def _after_first_frame(self) -> None:
+        self.frame_done = True
+        self.chat_widgets = list(self.main.chat.query("*"))
+        await super()._after_first_frame()
+
+
+async def test_the_first_frame_styles_each_chat_widget_once_and_lays_out_twice(tmp_path: Path) -> None:
+    """Before the first frame, every widget of the chat was styled three times (as it mounted, when the
+    screen resumed, when the first Resize set the height's breakpoint class) and the screen was laid out
+    five times (three Resizes of the size it already had)."""
+    from bench.gen_session import generate
+
+    path = generate(tmp_path / "s.jsonl", entries=400, seed=3)
+    app = FirstFrame(Launch("open", path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.frame_done, "the first frame")
+        assert len(app.chat_widgets) > 20
+        counts = [app.styled.get(id(widget), 0) for widget in app.chat_widgets]
+        # No second pass over them (one widget whose own class changes after it mounts is restyled).
+        assert sum(counts) < 1.2 * len(counts), [
+            (type(w).__name__, c) for w, c in zip(app.chat_widgets, counts, strict=True)
+        ]
+        # The resume's layout, and the one the scroll bars' new virtual sizes ask for.
+        assert app.layouts <= 2, app.layouts
+        assert app.main.has_class("-roomy")
+        # A real resize still lays out and changes the breakpoint class.
+        tall = app.main.chat.size.height
+        await pilot.resize_terminal(120, 20)
+        await wait_until(pilot, lambda: app.main.has_class("-low"), "the -low class")
+        assert not app.main.has_class("-roomy")
+        await wait_until(pilot, lambda: 0 < app.main.chat.size.height < tall, "the chat laid out shorter")

@@ -102,15 +102,19 @@ class ParsedLines:
     problems: list[LoadProblem]
     consumed: int  # bytes of the complete lines parsed
     tail: bytes  # the bytes after the last newline
+    lines: int = 0  # the complete lines parsed (newlines consumed), blank ones included
 
 
 def parse_lines(
-    data: bytes, *, start_line: int = 1, base_offset: int = 0, needs_id: bool = True
+    data: bytes, *, start: int = 0, start_line: int = 1, base_offset: int = 0, needs_id: bool = True
 ) -> ParsedLines:
-    """Decode and check every complete line of ``data``; the unterminated rest is returned as ``tail``."""
+    """Decode and check every complete line of ``data`` from ``start``; the unterminated rest is returned
+    as ``tail``. ``consumed`` counts from ``start``; a problem's offset is ``base_offset`` plus its index
+    in ``data``. (A start index, not a slice: a session body is tens of megabytes, and copying it took
+    about as long as a fifth of its parse.)"""
     entries: list[dict[str, Any]] = []
     problems: list[LoadProblem] = []
-    offset = 0
+    offset = start
     line_no = start_line
     end = len(data)
     find = data.find
@@ -125,7 +129,7 @@ def parse_lines(
                 problems.append(LoadProblem(line_no, base_offset + offset, reason))
         offset = newline + 1
         line_no += 1
-    return ParsedLines(entries, problems, offset, data[offset:])
+    return ParsedLines(entries, problems, offset - start, data[offset:], line_no - start_line)
 
 
 def check_line(raw: bytes, entries: list[dict[str, Any]], *, needs_id: bool = True) -> str | None:

@@ -86,6 +86,7 @@ class _Parsed:
     consumed: int  # bytes of complete lines parsed
     torn: tuple[int, bytes] | None  # offset and bytes of an unparseable unterminated last line
     needs_newline: bool  # the last line parsed but has no trailing newline
+    lines: int  # newlines in the first ``consumed`` bytes (counted while parsing, not by a second scan)
 
 
 def _first_line(data: bytes) -> tuple[int, int]:
@@ -127,13 +128,15 @@ def _parse_file(data: bytes, path: Path) -> _Parsed:
     needs_id = version >= 2
     body_start = min(header_end + 1, len(data))
     body_line = line + 1
-    parsed = parse_lines(data[body_start:], start_line=body_line, base_offset=body_start, needs_id=needs_id)
+    parsed = parse_lines(data, start=body_start, start_line=body_line, needs_id=needs_id)
     entries, problems = parsed.entries, parsed.problems
     consumed = body_start + parsed.consumed
+    lines = line + parsed.lines  # the header's own newline, and the lines before it
     torn = None
     needs_newline = False
     if header_end == len(data):
         consumed, needs_newline = len(data), True  # a header alone, without its newline
+        lines = line - 1
     elif parsed.tail.strip():
         tail = parsed.tail
         try:
@@ -149,7 +152,7 @@ def _parse_file(data: bytes, path: Path) -> _Parsed:
             needs_newline = True
         else:
             torn = (consumed, tail)
-    return _Parsed(header, version, header_start, entries, problems, consumed, torn, needs_newline)
+    return _Parsed(header, version, header_start, entries, problems, consumed, torn, needs_newline, lines)
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -430,7 +433,7 @@ class SessionStore:
         data, info = self._read()
         self._identity = (info.st_dev, info.st_ino)
         self._head = data[:HEAD_BYTES]
-        if not data.strip():
+        if not data or data.isspace():  # not strip(): that would copy the whole file
             if self.read_only:
                 raise SessionFormatError(f"{self.path}:1: empty file, not a pi session")
             # As pi does: an empty file opened explicitly gets a fresh header (nothing to lose).
@@ -454,7 +457,7 @@ class SessionStore:
             return
         parsed = _parse_file(data, self.path)
         self._offset = parsed.consumed
-        self._lines = data.count(b"\n", 0, parsed.consumed)
+        self._lines = parsed.lines
         self._needs_newline = parsed.needs_newline
         self.problems = parsed.problems
         if parsed.torn is not None:
@@ -887,7 +890,7 @@ class SessionStore:
             if fd >= 0:
                 os.close(fd)
         parsed = parse_lines(data, start_line=self._lines + 1, base_offset=self._offset)
-        self._lines += data.count(b"\n", 0, parsed.consumed)
+        self._lines += parsed.lines
         self._offset += parsed.consumed
         self.problems.extend(parsed.problems)
         for entry in parsed.entries:
