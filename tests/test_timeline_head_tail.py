@@ -3,6 +3,9 @@ what-if for both strategies (model and widget), and switching the strategy redra
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from textual.app import App, ComposeResult
 from textual.message import Message
 
@@ -42,6 +45,25 @@ def head_tail_path() -> list[dict]:
         }
     )
     return path
+
+
+async def test_the_what_ifs_head_says_it_is_an_estimate():
+    """D11: '+ head 6.5k' in the what-if was the one figure there without its ≈."""
+    from tests.timeline_helpers import turn
+
+    path = f.chain(
+        [e for n in range(1, 7) for e in turn(n, user_tokens=500, tool_tokens=6_000, reply_tokens=500)]
+    )
+    app = Host(path, strategy=STRATEGY_HEAD_TAIL)
+    async with app.run_test(size=(160, 24)) as pilot:
+        await until(pilot, lambda: "head-tail" in rows(app.query_one(CompactionTimeline))[2])
+        widget = app.query_one(CompactionTimeline)
+        status = rows(widget)[2]
+        head = widget.timeline.what_if.head_tokens
+        assert head and f"+ head ≈{head / 1000:.1f}k" in status, status
+        assert all(part.startswith("≈") for part in status.split("◆")[1].split()[1:] if part[0].isdigit()), (
+            status
+        )
 
 
 def test_head_tail_compaction_draws_head_middle_and_tail():
@@ -193,9 +215,37 @@ async def test_head_region_is_drawn_on_the_bar_and_in_the_legend():
         await until(
             pilot,
             lambda: (
-                rows(widget)[3].startswith("▒ head 6.5k") and "What-if (head-tail)" in "\n".join(rows(widget))
+                rows(widget)[3].startswith("▒ head ≈6.5k")
+                and "What-if (head-tail)" in "\n".join(rows(widget))
             ),
         )
         legend = rows(widget)[3]
-        assert legend.startswith("▒ head 6.5k")
+        assert legend.startswith("▒ head ≈6.5k")
         assert "What-if (head-tail)" in "\n".join(rows(widget))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_legend_keeps_what_the_estimate_mark_means_at_80_and_100_columns(size):
+    """D11: at 80 columns the legend's '≈ estimate' was the first thing cut (and with a head, a prune or
+    the system overhead it went); each region's size is an estimate and says ≈. The legend wraps instead."""
+    path = head_tail_path()
+    path.append(f.custom("kompakt.prune", {"entries": {path[18]["id"]: 900}}))
+    app = Host(path, strategy=STRATEGY_HEAD_TAIL)
+    async with app.run_test(size=size) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await until(pilot, lambda: widget.timeline is not None and rows(widget)[1][0] == "▒")
+        await pilot.press("space")
+        await until(pilot, lambda: any("What-if" in row for row in rows(widget)))
+        text = "\n".join(rows(widget))
+        assert re.search(r"≈ estimate( \(chars/4\))?, unmarked: (provider )?usage", text), text
+        for item in (
+            "▒ head ≈",
+            "░ summarised ≈",
+            "█ summary ≈",
+            "█ kept ≈",
+            "█ after ≈",
+            "█ tool",
+            "1 pruned, ≈",
+        ):
+            assert item in text, (item, text)
+        assert "…" not in text, text

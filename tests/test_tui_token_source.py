@@ -81,17 +81,87 @@ async def test_estimates_are_marked_and_a_measured_rise_after_a_compaction_is_ex
         assert "measured now" not in status_text(screen.status)
 
 
-def test_a_status_bar_notes_only_a_rise_within_one_context() -> None:
+def test_a_status_bar_notes_a_change_of_source_only_within_one_context() -> None:
     bar = StatusBar()
     bar.show_context(5000, 128_000, True, "c1")
     assert status_text(bar).startswith("≈5.0k/128.0k")
     bar.show_context(9000, 128_000, False, "c2")  # another branch (another compaction): no note
     assert "measured now" not in status_text(bar) and "≈" not in status_text(bar)
     bar.show_context(4000, 128_000, True, "c1")
-    bar.show_context(3000, 128_000, False, "c1")  # measured but smaller: nothing to explain
+    bar.show_context(3000, 128_000, False, "c1")  # measured and smaller: a fall from the change of source
+    assert "measured now, was ≈4.0k" in status_text(bar)
+    bar.show_context(3000, 128_000, False, "c1")
+    bar.show_context(3400, 128_000, False, "c1")  # measured again: growth, no note
     assert "measured now" not in status_text(bar)
     bar.show_context(4000, 128_000, True, "c1")
     bar.show_context(6000, 128_000, False, "c1")
     assert "measured now, was ≈4.0k" in status_text(bar)
     bar.show_context(6000, 128_000, False, "c1")  # the same figure again keeps the note
     assert "measured now, was ≈4.0k" in status_text(bar)
+
+
+def test_a_status_bar_notes_a_measured_figure_giving_way_to_an_estimate() -> None:
+    bar = StatusBar()
+    bar.show_context(95_200, 128_000, False, "c1")
+    bar.show_context(88_300, 128_000, True, "c1")  # the offline model's own guess replaced a count
+    text = status_text(bar)
+    assert text.startswith("≈88.3k/128.0k") and "estimated now, was 95.2k" in text, text
+    bar.show_context(89_000, 128_000, True, "c1")  # an estimate again: no change of source
+    assert "now, was" not in status_text(bar)
+
+
+def test_the_offline_models_usage_is_an_estimate_and_the_figure_says_so(tmp_path) -> None:
+    """pi's figure is kept (the last usage plus what follows), but the offline model's usage is its
+    own chars/4 guess, so the figure is marked an estimate (the demo fell 95.2k → 88.3k unmarked)."""
+    from tests import factories as f
+    from tui.agent.offline import OFFLINE_PROVIDER
+    from tui.compaction.context_size import context_size
+    from tui.compaction.tokens import ESTIMATING_PROVIDERS
+    from tui.export.chart import context_series
+
+    assert OFFLINE_PROVIDER in ESTIMATING_PROVIDERS
+    path = f.chain(
+        [
+            f.user("question"),
+            f.assistant("answer", usage=f.usage(input=95_000, output=152)),
+            f.user("hello there"),
+            f.assistant(
+                "offline", usage=f.usage(input=88_060, output=238), provider=OFFLINE_PROVIDER, model="echo"
+            ),
+        ]
+    )
+    estimate = context_size(path)
+    assert estimate.tokens == 88_298 and estimate.usage_estimated and not estimate.measured
+    measured = context_size(path[:2])
+    assert measured.tokens == 95_152 and measured.measured
+    samples = context_series(path)
+    assert [s.measured for s in samples] == [True, False]
+
+
+async def test_an_offline_reply_after_a_measured_one_is_marked_and_explained(tmp_path, monkeypatch) -> None:
+    """The demo's case: a real reply measured 95.2k; the offline model's reply reported its own guess
+    (88.3k) and the figure fell with no ≈. Now it reads ≈ and says what it replaced."""
+    from tests import factories as f
+    from tests.app_e2e_helpers import isolated_home, make_app, settings_toml
+    from tui.launch import Launch
+    from tui.session.catalog import new_session_path
+    from tui.session.store import SessionStore
+
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))  # no model, no key: the offline model
+    store = SessionStore.create(new_session_path(str(tmp_path)), cwd=str(tmp_path))
+    store.append_message(f.user("question")["message"])
+    store.append_message(f.assistant("answer", usage=f.usage(input=95_000, output=152))["message"])
+    store.close()
+    app = make_app(home, Launch("open", store.path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: screen.status.context_tokens == 95_152, "the measured figure")
+        assert not screen.status.context_estimated
+        screen.prompt.focus()
+        screen.prompt.text = "hello there"
+        await pilot.press("enter")
+        await wait_idle(pilot, app, lambda: screen.status.context_estimated, "the offline reply's figure")
+        text = status_text(screen.status)
+        assert text.count("≈") == 1 and "estimated now, was 95.2k" in text, text
+        await wait_until(pilot, lambda: timeline_usage(app).startswith("≈"), "≈ in the timeline")

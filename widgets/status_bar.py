@@ -3,8 +3,9 @@
 Every field is a reactive; Textual only repaints when a value actually changes, so the lead can set
 them as often as it likes (for example on every streamed usage update). The context figure says
 where it comes from: ``≈`` marks a chars/4 estimate (no reply since the last compaction reported
-usage); without it the figure is the provider's usage. When an estimate gives way to a larger
-measured figure, the bar says so, so the figure never rises silently because its source changed.
+usage, or only the offline model's own guess did); without it the figure is the provider's usage.
+When, in one context, the source changes (an estimate gives way to a measured figure, or the other
+way round) and the figure moves, the bar says so: it never rises or falls silently because of that.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ class StatusBar(Widget):
 The session's name (once `/name` gave it one), the model (and whether it runs offline), the context size against the model's window, the session
 cost, whether litellm is still loading, and the tool iterations of the current turn. A context size
 marked `≈` is an estimate (about four characters a token): no reply since the last compaction has
-reported its usage yet. Unmarked, it is the provider's count from the last reply (plus an estimate of
-what came after it). When the first measured count after an estimate is larger, the bar says
-"measured now, was ≈…" so the jump is not mistaken for growth.
+reported its usage yet, or the last one came from the offline model, whose usage is its own estimate.
+Unmarked, it is the provider's count from the last reply (plus an estimate of what came after it).
+When the figure moves because its source changed, the bar says "measured now, was ≈…" or
+"estimated now, was …", so the jump is not mistaken for growth or for a saving.
 """
 
     session_name: reactive[str] = reactive("")  # the /name of the session; "" while it has none
@@ -45,8 +47,9 @@ what came after it). When the first measured count after an estimate is larger, 
     offline: reactive[bool] = reactive(False)
     context_tokens: reactive[int | None] = reactive(None)
     context_estimated: reactive[bool] = reactive(False)  # chars/4, no provider usage behind it
-    # Set when a measured figure replaced a smaller estimate: that estimate, shown beside the figure.
-    replaced_estimate: reactive[int | None] = reactive(None)
+    # Set when the figure moved because its source changed: the figure it replaced, shown beside it.
+    replaced_figure: reactive[int | None] = reactive(None)
+    replaced_was_estimated: reactive[bool] = reactive(False)
     context_window: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
     litellm_loading: reactive[bool] = reactive(False)
@@ -62,20 +65,19 @@ what came after it). When the first measured count after an estimate is larger, 
     def show_context(
         self, tokens: int | None, window: int, estimated: bool, compaction_id: str | None = None
     ) -> None:
-        """Show the context size; note it when, in the same context (the same latest compaction),
-        a measured figure replaces a smaller estimate. Any other change of the figure clears the note."""
+        """Show the context size; note it when, in the same context (the same latest compaction), the
+        figure moves and its source changed (estimate ↔ measured). Any other change clears the note."""
         if tokens != self.context_tokens or estimated != self.context_estimated:
             previous, was_estimated = self.context_tokens, self.context_estimated
-            same_context = compaction_id == self._compaction_id
-            rose_with_source = (
+            moved_with_source = (
                 tokens is not None
                 and previous is not None
-                and same_context
-                and was_estimated
-                and not estimated
-                and tokens > previous
+                and compaction_id == self._compaction_id
+                and was_estimated != estimated
+                and tokens != previous
             )
-            self.replaced_estimate = previous if rose_with_source else None
+            self.replaced_figure = previous if moved_with_source else None
+            self.replaced_was_estimated = was_estimated
         self._compaction_id = compaction_id
         self.context_tokens = tokens
         self.context_window = window
@@ -97,8 +99,13 @@ what came after it). When the first measured count after an estimate is larger, 
                 parts.append(Content.styled(label, style) if style else Content(label))
             else:
                 parts.append(Content(f"{used} tokens"))
-            if self.replaced_estimate is not None:
-                note = f"measured now, was ≈{short_tokens(self.replaced_estimate)}"
+            if self.replaced_figure is not None:
+                was = short_tokens(self.replaced_figure)
+                note = (
+                    f"measured now, was ≈{was}"
+                    if self.replaced_was_estimated
+                    else f"estimated now, was {was}"
+                )
                 parts.append(Content.styled(note, "italic"))
         if self.session_settings:
             parts.append(Content.styled("session settings", "italic"))

@@ -90,11 +90,11 @@ MIN_PANEL_ROWS = 6
 # The panel's sections, least needed first: each step of _fit takes one of them to its next smaller form.
 SHRINK_ORDER = (
     "chart",
+    "chart",  # a chart row before the markers' key: ┃ ▼ ◆ ├┤ say what the strip shows
     "markers",
     "figures",
     "breakdown",
     "past",
-    "chart",
     "chart",
     "legend",
     "breakdown",
@@ -237,7 +237,8 @@ give (the free space and the reserve on the bar follow it). With the head-tail s
 protected head a head-tail compaction copied into its summary, and the bracket is the tail budget
 (keepRecentTokens does not apply there). A figure marked **≈** is an estimate (about four
 characters a token, scaled by the provider's count when there is one): the context size right after
-a compaction, until a reply reports usage, and everything the what-if predicts.
+a compaction, until a reply reports usage (the offline model's usage is its own estimate too), the
+size of each region in the legend, and everything the what-if predicts.
 
 - `+` / `-`: keepRecentTokens ±1k (`>` / `<`: ±5k)
 - `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
@@ -1031,10 +1032,11 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         long = f"{prefix}would {medium}"
         medium = prefix + medium
         short = f"{prefix}≈−{summarise}/+{kept}"
-        if what_if.head_tokens:
-            long += f" + head {format_tokens(what_if.head_tokens)}"
-            medium += f" + head {format_tokens(what_if.head_tokens)}"
-            short += f" +head {format_tokens(what_if.head_tokens)}"
+        if what_if.head_tokens:  # the protected head is the planner's estimate too
+            head = format_tokens(what_if.head_tokens)
+            long += f" + head ≈{head}"
+            medium += f" + head ≈{head}"
+            short += f" +head ≈{head}"
         return long, medium, short
 
     def _panel_rows(self, timeline: Timeline, width: int, base: Style, budget: int) -> list[Row]:
@@ -1042,35 +1044,36 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         muted = self._style("muted")
         title = self._style("title")
         regions = timeline.region_tokens
+        # Every region's size is an estimate (chars/4, scaled to the usage when there is one): ≈.
         items = [
             *(
-                [(REGION_HEAD, "▒", f"head {format_tokens(regions[REGION_HEAD])}")]
+                [(REGION_HEAD, "▒", f"head ≈{format_tokens(regions[REGION_HEAD])}")]
                 if REGION_HEAD in regions
                 else []
             ),
-            (REGION_SUMMARISED, "░", f"summarised {format_tokens(regions[REGION_SUMMARISED])}"),
-            (REGION_SUMMARY, "█", f"summary {format_tokens(regions[REGION_SUMMARY])}"),
-            (REGION_KEPT, "█", f"kept {format_tokens(regions[REGION_KEPT])}"),
-            (REGION_AFTER, "█", f"after {format_tokens(regions[REGION_AFTER])}"),
+            (REGION_SUMMARISED, "░", f"summarised ≈{format_tokens(regions[REGION_SUMMARISED])}"),
+            (REGION_SUMMARY, "█", f"summary ≈{format_tokens(regions[REGION_SUMMARY])}"),
+            (REGION_KEPT, "█", f"kept ≈{format_tokens(regions[REGION_KEPT])}"),
+            (REGION_AFTER, "█", f"after ≈{format_tokens(regions[REGION_AFTER])}"),
             (f"{REGION_AFTER}-tool", "█", "tool"),
         ]
         if timeline.overhead_tokens:
-            items.append((FILL_OVERHEAD, "█", f"system {format_tokens(timeline.overhead_tokens)}"))
+            items.append((FILL_OVERHEAD, "█", f"system ≈{format_tokens(timeline.overhead_tokens)}"))
         if pruned := timeline.pruned:
             saved = format_tokens(sum(s.saved for s in pruned))
-            items.append((f"{REGION_AFTER}-tool", "█", f"{len(pruned)} pruned, {saved} tokens saved"))
-        legend: list[tuple[str, Style]] = []
+            items.append((f"{REGION_AFTER}-tool", "█", f"{len(pruned)} pruned, ≈{saved} tokens saved"))
+        legend: list[list[tuple[str, Style]]] = []
         for fill, glyph, text in items:
             style = self._style(fill)
             colour = style.color if fill in (REGION_SUMMARISED, REGION_HEAD) else style.bgcolor
-            legend += [(glyph, Style(color=colour)), (f" {text}  ", muted)]
-        # What ≈ means: it is the first thing to go when the row is too narrow.
+            legend.append([(glyph, Style(color=colour)), (f" {text}  ", muted)])
+        # What ≈ means is never cut off: a legend too wide for one row goes on two.
         approx = ("≈", self._style("title"))
         legends = [
-            [*legend, approx, (" estimate (chars/4), unmarked: provider usage", muted)],
-            [*legend, approx, (" estimate", muted)],
-            legend,
+            _wrap([*legend, [approx, (" estimate (chars/4), unmarked: provider usage", muted)]], width, base),
+            _wrap([*legend, [approx, (" estimate, unmarked: usage", muted)]], width, base),
         ]
+        legend_forms = [[(strip, None) for strip in rows] for rows in sorted(legends, key=len)[:1]]
         # What the threshold is compared with (B.5): kompakt adds an estimate of the messages after
         # the last reply to its usage, where pi compares the reply's usage alone; head-tail uses its estimate.
         if timeline.strategy == STRATEGY_HEAD_TAIL:
@@ -1159,7 +1162,7 @@ a compaction, until a reply reports usage, and everything the what-if predicts.
         chart = [self._chart_rows(timeline, width, base, height) for height in (3, 2, 1)]
         past = [self._past_rows(timeline, width, base, limit) for limit in (PAST_ROWS, 2, 1)]
         sections: dict[str, list[list[Row]]] = {
-            "legend": [one(_fitted(legends, width, base)), []],
+            "legend": [*legend_forms, []],
             "markers": [one(_fitted(markers, width, base)), []],
             "settings": [one(_text_strip(settings_row, width, base)), []],
             "cut": [one(_text_strip(cut_row, width, base)), []],

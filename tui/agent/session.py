@@ -1034,7 +1034,7 @@ class AgentSession:
             return None
         path = self.store.get_branch()
         estimate = context_size(path)
-        estimated = estimate.last_usage_index is None
+        estimated = not estimate.measured
         latest = latest_compaction_index(path)
         compaction_id = path[latest].get("id") if latest >= 0 else None
         return ContextUsage(estimate.tokens, window, estimate.tokens / window * 100, estimated, compaction_id)

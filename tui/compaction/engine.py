@@ -494,7 +494,7 @@ async def draft_compaction(
 
 
 def _usage_measured(path: list[Entry]) -> bool:
-    return path_context(path).estimate.last_usage_index is not None
+    return path_context(path).estimate.measured  # the offline model's usage is an estimate too
 
 
 async def commit_draft(

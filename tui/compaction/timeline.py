@@ -385,7 +385,7 @@ def build_timeline(
         ),
         strategy=strategy,
         head_tail=head_tail,
-        context_estimated=context.last_usage_index is None,
+        context_estimated=not context.measured,
     )
 
 

@@ -127,6 +127,16 @@ def assistant_usage(message: Message) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
+# The built-in offline model (tui/agent/offline.py) reports usage it estimated from the text length
+# (chars/4 of the request): a figure built on it is an estimate, not a provider's count.
+ESTIMATING_PROVIDERS = frozenset({"kompakt-offline"})
+
+
+def usage_is_estimate(message: Message) -> bool:
+    """Whether an assistant reply's usage is a guess from the text (the offline model's), not a count."""
+    return message.get("provider") in ESTIMATING_PROVIDERS
+
+
 def last_usage_index(entries: Sequence[Entry]) -> int | None:
     """Index of the last completed assistant ``message`` entry with usage (pi's ``getLastAssistantUsage``)."""
     for index in range(len(entries) - 1, -1, -1):
@@ -146,6 +156,12 @@ class ContextEstimate:
     trailing_tokens: int
     last_usage_index: int | None
     pruned_tokens: int = 0
+    usage_estimated: bool = False  # the usage behind it is itself an estimate (:func:`usage_is_estimate`)
+
+    @property
+    def measured(self) -> bool:
+        """Whether a provider's count is behind the figure (else it is an estimate throughout)."""
+        return self.last_usage_index is not None and not self.usage_estimated
 
 
 def estimate_context_tokens(messages: Sequence[Message], usage_from: int = 0) -> ContextEstimate:
@@ -159,7 +175,8 @@ def estimate_context_tokens(messages: Sequence[Message], usage_from: int = 0) ->
         if usage is not None:
             usage_tokens = calculate_context_tokens(usage)
             trailing = sum_tokens(messages[index + 1 :])
-            return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
+            estimated = usage_is_estimate(messages[index])
+            return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, index, 0, estimated)
     total = sum_tokens(messages)
     return ContextEstimate(total, 0, total, None)
 

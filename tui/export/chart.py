@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from html import escape
 
 from tui.compaction.token_text import format_tokens
-from tui.compaction.tokens import assistant_usage, calculate_context_tokens, estimate_tokens, sum_tokens
+from tui.compaction.tokens import (
+    assistant_usage,
+    calculate_context_tokens,
+    estimate_tokens,
+    sum_tokens,
+    usage_is_estimate,
+)
 from tui.session.context import context_from_path, entry_to_message
 from tui.session.entries import Entry
 
@@ -66,7 +72,8 @@ def context_series(path: Sequence[Entry], tokens_after: Mapping[str, int] | None
         usage = assistant_usage(message)
         if usage is not None:
             running = calculate_context_tokens(usage)
-            samples.append(Sample("reply", str(entry.get("id")), running, True))
+            # The offline model's usage is its own chars/4 guess: plotted as an estimate.
+            samples.append(Sample("reply", str(entry.get("id")), running, not usage_is_estimate(message)))
         else:
             running += estimate_tokens(message)
             if message.get("role") == "assistant":
