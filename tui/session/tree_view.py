@@ -10,8 +10,11 @@ toggles and cycle). The CLI prints rows; the TUI widget renders the same rows.
 
 from __future__ import annotations
 
+import gc
+import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -50,7 +53,7 @@ class Row:
     entry_id: str
     lead: Lead  # the ancestors' │ gutters and blanks, shared with the siblings
     own: str  # this row's connector and fold glyph
-    text: str
+    text_of: Callable[[str], str]  # gives the row text when it is drawn: a 100k-row view draws a screenful
     label: str | None
     on_active_path: bool
     is_leaf: bool
@@ -59,6 +62,10 @@ class Row:
     folded: bool
     label_time: str | None = None  # ISO timestamp of the label entry that set ``label``
     width: int = 0  # characters in the whole prefix (each one cell wide)
+
+    @property
+    def text(self) -> str:
+        return self.text_of(self.entry_id)
 
     @property
     def prefix(self) -> str:
@@ -196,32 +203,44 @@ class VisibleForest:
         return bool(self.children.get(node)) and self.segment_start(node)
 
 
-def visible_forest(tree: TreeIndex, visible: Callable[[str], bool], active: set[str]) -> VisibleForest:
-    """Visible entries under their nearest visible ancestors; the child holding the leaf comes first."""
+def _hang_visible(
+    roots: list[str],
+    children: Mapping[str, list[str]],
+    visible: Callable[[str], bool],
+    order: Callable[[list[str]], list[str]] | None = None,
+) -> VisibleForest:
+    """Walk ``children`` from ``roots`` depth first; each visible node hangs under its nearest visible ancestor.
+
+    ``order`` sorts the children of a branch point before they are walked (single children need none).
+    """
     forest = VisibleForest(children={_ROOT: []})
-
-    def ordered(ids: list[str]) -> list[str]:
-        if len(ids) < 2 or not active:
-            return ids
-        return sorted(ids, key=lambda i: i not in active)  # stable: timestamp order otherwise
-
-    children, parents, all_children = forest.children, forest.parent, tree.children
-    stack = [(r, _ROOT) for r in reversed(ordered(tree.roots))]
+    hung, parents = forest.children, forest.parent
+    stack = [(r, _ROOT) for r in reversed(roots)]
     while stack:
         node, vparent = stack.pop()
         if visible(node):
-            children[vparent].append(node)
-            children[node] = []
+            hung[vparent].append(node)
+            hung[node] = []
             parents[node] = vparent
             vparent = node
-        kids = all_children.get(node)
+        kids = children.get(node)
         if not kids:
             continue
         if len(kids) == 1:  # the common case: a chain
             stack.append((kids[0], vparent))
         else:
-            stack.extend((c, vparent) for c in reversed(ordered(kids)))
+            stack.extend((c, vparent) for c in reversed(order(kids) if order else kids))
     return forest
+
+
+def visible_forest(tree: TreeIndex, visible: Callable[[str], bool], active: set[str]) -> VisibleForest:
+    """Visible entries under their nearest visible ancestors; the child holding the leaf comes first."""
+
+    def ordered(ids: list[str]) -> list[str]:
+        return sorted(ids, key=lambda i: i not in active)  # stable: timestamp order otherwise
+
+    roots = ordered(tree.roots) if active and len(tree.roots) > 1 else tree.roots
+    return _hang_visible(roots, tree.children, visible, ordered if active else None)
 
 
 def narrow_forest(previous: VisibleForest, visible: Callable[[str], bool]) -> VisibleForest:
@@ -231,20 +250,7 @@ def narrow_forest(previous: VisibleForest, visible: Callable[[str], bool]) -> Vi
     the whole tree, because hanging nodes under their nearest visible ancestor twice is hanging them
     once under the nearest one of both tests; it only visits what the previous keystroke showed.
     """
-    forest = VisibleForest(children={_ROOT: []})
-    children, parents, old_children = forest.children, forest.parent, previous.children
-    stack = [(r, _ROOT) for r in reversed(previous.roots())]
-    while stack:
-        node, vparent = stack.pop()
-        if visible(node):
-            children[vparent].append(node)
-            children[node] = []
-            parents[node] = vparent
-            vparent = node
-        kids = old_children.get(node)
-        if kids:
-            stack.extend((c, vparent) for c in reversed(kids))
-    return forest
+    return _hang_visible(previous.roots(), previous.children, visible)
 
 
 def _refines(tokens: tuple[str, ...], previous: tuple[str, ...]) -> bool:
@@ -308,7 +314,7 @@ def flatten(
                 node,
                 row_lead,
                 own,
-                text_of(node),
+                text_of,
                 labels.get(node),
                 node in active,
                 node == leaf_id,
@@ -365,9 +371,11 @@ class _EntryCache:
 
     def sync(self) -> None:
         if len(self.tree.by_id) != self.size:
-            self.size = len(self.tree.by_id)
-            self.calls = tool_calls_by_id(self.tree.by_id.values())
-            self.categories = {i: _category(e) for i, e in self.tree.by_id.items()}
+            # A copy (one C-level step) to iterate: on a worker thread the session may grow meanwhile.
+            entries = dict(self.tree.by_id)
+            self.size = len(entries)
+            self.calls = tool_calls_by_id(entries.values())
+            self.categories = {i: _category(e) for i, e in entries.items()}
             self.rows.clear()
             self.kinds.clear()
             self.search.clear()
@@ -400,11 +408,42 @@ class _EntryCache:
 
 
 _View = tuple[VisibleForest, list[Row], dict[str, int]]
+_ViewKey = tuple[int, str | None, str, tuple[str, ...]]  # (tree size, leaf, filter, search words)
 _VIEWS_KEPT = 8  # a view of 100k rows is tens of MB: keep only a few
 
 
+@dataclass(frozen=True)
+class BuiltView:
+    """The unfolded forest and rows of one (tree size, leaf, filter, query), from :meth:`TreeSelector.build`."""
+
+    key: _ViewKey
+    active: set[str]
+    forest: VisibleForest
+    rows: list[Row]
+    index: dict[str, int]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    # Building a view makes hundreds of thousands of rows and tuples and no cycles; the cyclic
+    # collector's passes over them and the session's parsed entries took half of a 100k-entry build.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class TreeSelector:
-    """The state behind the tree view: rows, the selected entry, filter, search query and folds."""
+    """The state behind the tree view: rows, the selected entry, filter, search query and folds.
+
+    A change (a filter, a search key, a leaf move) rebuilds the rows at once, or with ``deferred`` only
+    marks the view :attr:`stale`: the host then runs :meth:`build` (safe on a worker thread: it changes
+    nothing that is shown) and hands the result to :meth:`show`, which takes it only while it is still
+    the view wanted, so the latest query wins.
+    """
 
     def __init__(
         self,
@@ -415,12 +454,15 @@ class TreeSelector:
         query: str = "",
         selected_id: str | None = None,
         page_size: int = 10,
+        deferred: bool = False,
     ) -> None:
         self.tree = tree
         self.leaf_id = leaf_id
         self.mode: FilterMode = mode
         self.query = query
         self.page_size = page_size
+        self.deferred = deferred
+        self.stale = False  # (deferred) the rows shown are not those of the leaf, filter and query
         self.folded: set[str] = set()
         self.show_label_times = False  # Shift+T (pi 0.73.1)
         self.rows: list[Row] = []
@@ -429,9 +471,12 @@ class TreeSelector:
         self._active: set[str] = set()
         self._index: dict[str, int] = {}
         self._cache = _EntryCache(tree)
-        # Unfolded forests and rows of the last few (size, leaf, filter, query) views, newest last.
-        self._views: OrderedDict[tuple[int, str | None, str, tuple[str, ...]], _View] = OrderedDict()
-        self._last_key: tuple[int, str | None, str, tuple[str, ...]] | None = None
+        # Unfolded views of the last few keys, newest last; a worker thread's build and a fold on the
+        # event loop may both store one.
+        self._views: OrderedDict[_ViewKey, _View] = OrderedDict()
+        self._views_lock = threading.Lock()
+        self._last_built: tuple[_ViewKey, VisibleForest] | None = None  # what a longer search narrows
+        self._shown_key: _ViewKey | None = None
         # pi's "last real selection": kept while a filter shows nothing, so it comes back later.
         self._remembered: str | None = selected_id or leaf_id
         self.refresh()
@@ -441,50 +486,93 @@ class TreeSelector:
         """Recompute rows (after appends, a leaf move or a filter change), keeping the selection."""
         if leaf_id is not ...:
             self.leaf_id = leaf_id  # type: ignore[assignment]
+        if self.deferred:
+            self.stale = True
+            return
+        self.show(self.build())
+
+    def wanted_key(self) -> _ViewKey:
+        """The key of the view the current tree, leaf, filter and query call for."""
+        return (len(self.tree.by_id), self.leaf_id, self.mode, tuple(self.query.lower().split()))
+
+    def build(self) -> BuiltView:
+        """The unfolded view of the current leaf, filter and query (from the views kept when it can).
+
+        It reads the tree and fills the entry caches but changes nothing that is shown, so it can run
+        on a worker thread while the event loop draws and moves the cursor; one build at a time.
+        """
+        with _collector_paused():
+            return self._build()
+
+    def _build(self) -> BuiltView:
+        leaf, mode, tokens = self.leaf_id, self.mode, tuple(self.query.lower().split())
         cache = self._cache
         cache.sync()
-        self._active = cache.active_path(self.leaf_id)
-        tokens = self.query.lower().split()
-        labels, categories, mode, leaf = self.tree.labels, cache.categories, self.mode, self.leaf_id
-
-        def visible(entry_id: str) -> bool:
-            if not _passes(categories[entry_id], entry_id == leaf, mode, entry_id in labels):
-                return False
-            if tokens:
-                haystack = cache.searchable(entry_id)
-                return all(t in haystack for t in tokens)
-            return True
-
-        key = (cache.size, leaf, mode, tuple(tokens))
-        last, self._last_key = self._last_key, key
-        view = self._views.get(key)
-        if view is not None:  # a filter toggled back, a backspace, an Esc: built before
-            self._views.move_to_end(key)
-            self.forest, rows, index = view
-        elif last is not None and last[:3] == key[:3] and _refines(key[3], last[3]):
-            # The search got longer: only what the last keystroke showed can still match.
-            self.forest = narrow_forest(self.forest, visible)
+        active = cache.active_path(leaf)
+        key = (cache.size, leaf, mode, tokens)
+        with self._views_lock:
+            view = self._views.get(key)
+            if view is not None:  # a filter toggled back, a backspace, an Esc: built before
+                self._views.move_to_end(key)
+        if view is not None:
+            forest, rows, index = view
         else:
-            self.forest = visible_forest(self.tree, visible, self._active)
+            labels, categories = self.tree.labels, cache.categories
+
+            def visible(entry_id: str) -> bool:
+                # .get: an entry appended while a worker thread builds waits for the next build
+                if not _passes(categories.get(entry_id, _MARKER), entry_id == leaf, mode, entry_id in labels):
+                    return False
+                if tokens:
+                    haystack = cache.searchable(entry_id)
+                    return all(t in haystack for t in tokens)
+                return True
+
+            last = self._last_built
+            if last is not None and last[0][:3] == key[:3] and _refines(tokens, last[0][3]):
+                # The search got longer: only what the last keystroke showed can still match.
+                forest = narrow_forest(last[1], visible)
+            else:
+                forest = visible_forest(self.tree, visible, active)
+            rows = flatten(self.tree, forest, leaf, active, set(), cache.row, cache.kind)
+            index = {row.entry_id: i for i, row in enumerate(rows)}
+            self._keep_view(key, (forest, rows, index))
+        self._last_built = (key, forest)
+        return BuiltView(key, active, forest, rows, index)
+
+    def _keep_view(self, key: _ViewKey, view: _View) -> None:
+        with self._views_lock:
+            self._views[key] = view
+            self._views.move_to_end(key)
+            while len(self._views) > _VIEWS_KEPT:
+                self._views.popitem(last=False)
+
+    def show(self, built: BuiltView) -> bool:
+        """Show ``built`` if it is still the wanted view (False, and nothing changes, if it is not)."""
+        if built.key != self.wanted_key():
+            return False
+        self.stale = False
+        self._shown_key = built.key
+        self._active, self.forest = built.active, built.forest
         if self.folded:
             self.folded &= set(self.forest.parent)
-        if view is not None and not self.folded:
-            self.rows, self._index = rows, index
-            self._reselect()
-        else:
+        if self.folded:
             self._layout()
+        else:
+            self.rows, self._index = built.rows, built.index
+            self._reselect()
+        return True
 
     def _layout(self) -> None:
         """Rows from the current forest and folds; the selection stays on the same entry or an ancestor."""
         cache = self._cache
-        self.rows = flatten(
-            self.tree, self.forest, self.leaf_id, self._active, self.folded, cache.row, cache.kind
-        )
-        self._index = {row.entry_id: i for i, row in enumerate(self.rows)}
-        if not self.folded and self._last_key is not None:
-            self._views[self._last_key] = (self.forest, self.rows, self._index)
-            while len(self._views) > _VIEWS_KEPT:
-                self._views.popitem(last=False)
+        with _collector_paused():
+            self.rows = flatten(
+                self.tree, self.forest, self.leaf_id, self._active, self.folded, cache.row, cache.kind
+            )
+            self._index = {row.entry_id: i for i, row in enumerate(self.rows)}
+        if not self.folded and self._shown_key is not None:
+            self._keep_view(self._shown_key, (self.forest, self.rows, self._index))
         self._reselect()
 
     def _reselect(self) -> None:
