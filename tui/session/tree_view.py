@@ -463,6 +463,7 @@ class TreeSelector:
         self.page_size = page_size
         self.deferred = deferred
         self.stale = False  # (deferred) the rows shown are not those of the leaf, filter and query
+        self.builds = 0  # views walked and flattened (not taken from the views kept)
         self.folded: set[str] = set()
         self.show_label_times = False  # Shift+T (pi 0.73.1)
         self.rows: list[Row] = []
@@ -537,6 +538,7 @@ class TreeSelector:
             rows = flatten(self.tree, forest, leaf, active, set(), cache.row, cache.kind)
             index = {row.entry_id: i for i, row in enumerate(rows)}
             self._keep_view(key, (forest, rows, index))
+            self.builds += 1
         self._last_built = (key, forest)
         return BuiltView(key, active, forest, rows, index)
 
@@ -588,6 +590,11 @@ class TreeSelector:
         if target not in self._index:
             target = self.rows[-1].entry_id
         self.selected_id = self._remembered = target
+
+    @property
+    def has_view(self) -> bool:
+        """Rows have been shown (a deferred selector has none until its first build is shown)."""
+        return self._shown_key is not None
 
     @property
     def selected_index(self) -> int:
