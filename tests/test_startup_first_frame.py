@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import re
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,43 @@ async def test_the_first_frame_styles_each_chat_widget_once_and_lays_out_twice(t
         await wait_until(pilot, lambda: app.main.has_class("-low"), "the -low class")
         assert not app.main.has_class("-roomy")
         await wait_until(pilot, lambda: 0 < app.main.chat.size.height < tall, "the chat laid out shorter")
+
+
+class Frame(KompaktApp):
+    """Keeps what the first frame showed, and whether the session's tree index existed by then."""
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__(launch, start_background=False)
+        self.frame_text: str | None = None
+        self.tree_built_at_frame: bool | None = None
+
+    async def _after_first_frame(self) -> None:
+        from tests.pages import rendered_text
+
+        self.frame_text = rendered_text(self)
+        self.tree_built_at_frame = self.store.tree_built
+        await super()._after_first_frame()
+
+
+async def test_the_tree_index_is_built_after_a_complete_first_frame(tmp_path: Path) -> None:
+    """The first frame shows the chat's newest message without the tree index (20-30 ms of a 10k
+    session's first frame); right after it the index is built, equal to one built from the entries,
+    and the status and timeline arrive as before."""
+    from bench.gen_session import generate
+    from tests.pages import MainPage
+    from tui.session.tree import TreeIndex
+
+    path = generate(tmp_path / "s.jsonl", entries=400, seed=4)
+    app = Frame(Launch("open", path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        page = MainPage(pilot)
+        screen = await page.ready()
+        assert app.tree_built_at_frame is False
+        assert app.store.tree_built
+        fresh = TreeIndex(app.store.entries)
+        assert app.store.tree.children == fresh.children and app.store.tree.roots == fresh.roots
+        last = page.chat_texts()[-1].strip().splitlines()[-1].strip()
+        assert last and last[:40] in (app.frame_text or ""), (last, app.frame_text)
+        assert screen.timeline.timeline is not None
+        figure = re.compile(r"\d[\d.]*k/\d[\d.]*k \(\d+%\)")  # the context figure: 103.2k/128.0k (81%)
+        await wait_until(pilot, lambda: figure.search(page.status_text()), "the status figure")

@@ -448,3 +448,34 @@ def test_label_edit_stamps_the_label_with_the_current_time(store: SessionStore) 
     assert iso_to_ms(entry["timestamp"]) >= before
     store.append_label(m1["id"], None)
     assert store.tree.label_time(m1["id"]) is None
+
+
+def test_a_reopened_store_builds_its_tree_on_first_use_and_gives_the_same_answers(tmp_path: Path) -> None:
+    """Start-up leaves the tree index for after the first frame: the active path and the name come from
+    the entries alone until then, equal to what the index says, and entries read from the file meanwhile
+    are in the index exactly once when it is built."""
+    path = tmp_path / "t.jsonl"
+    with SessionStore.create(path, cwd="/w") as s:
+        a = s.append_message(user("one"))
+        b = s.append_message(assistant("two"))
+        s.append_session_info("first name")
+        s.branch(a["id"])
+        s.append_message(user("other way"))
+        s.append_session_info("second name")
+        s.append_message(assistant("reply"))
+        s.append_label(b["id"], "kept")
+    with SessionStore.open(path) as writer, SessionStore.open(path, read_only=True) as lazy:
+        writer.index_tree()
+        assert not lazy.tree_built and writer.tree_built
+        assert lazy.name == writer.name == "second name"
+        assert [e["id"] for e in lazy.get_branch()] == [e["id"] for e in writer.get_branch()]
+        assert [e["id"] for e in lazy.get_branch(b["id"])] == [a["id"], b["id"]]
+        assert not lazy.tree_built
+        added = writer.append_message(user("read before the index"))
+        assert lazy.refresh().new_entries == [added]
+        assert lazy.tree_built  # the refresh asked it whether the path grew
+        assert lazy.leaf_id == added["id"]
+        assert lazy.tree.by_id.keys() == writer.tree.by_id.keys()
+        assert lazy.tree.children == writer.tree.children and lazy.tree.roots == writer.tree.roots
+        assert len(lazy.tree) == len(writer.tree)
+        assert lazy.tree.label(b["id"]) == "kept"

@@ -180,6 +180,7 @@ class MainScreen(Screen[None]):
         """After the first frame (settings are loaded by then): the agent, timeline, status, watch mode."""
         opened = self.app.session
         assert opened is not None
+        opened.store.index_tree()  # left out of the first frame; built here, before any worker can ask
         await session_view.attach_agent(self, opened.notices, startup=True)
         if opened.follow:
             self.follow_session()

@@ -35,6 +35,7 @@ from tui.session.entries import (
     generate_id,
     is_custom,
     now_iso,
+    session_info_name,
     uuid7,
     validate_entry,
 )
@@ -59,7 +60,7 @@ from tui.session.jsonl import (
 )
 from tui.session.migrate import header_version, migrate_entries
 from tui.session.shape import header_problem
-from tui.session.tree import TreeIndex
+from tui.session.tree import TreeIndex, path_ids
 
 FsyncMode = Literal["always", "batch"]
 BATCH_FSYNC_SECONDS = 0.5
@@ -231,7 +232,9 @@ class SessionStore:
         self.persist_leaf = persist_leaf
         self.header: Entry = {}
         self.entries: list[Entry] = []
-        self.tree = TreeIndex()
+        # The tree index, or None until first use: opening a session leaves it for after the first frame
+        # (20-30 ms of a 10k-entry session's); the chat's path and the name need only the entries.
+        self._tree: TreeIndex | None = TreeIndex()
         self.revision = 0  # bumped by every append, leaf move and reload
         self.path_revision = 0  # bumped when the active path changes other than by growing at the leaf
         self._listeners: list[Callable[[], None]] = []
@@ -474,7 +477,7 @@ class SessionStore:
             self.migrated_from = old_version
             if not self.read_only:
                 self._rewrite_migrated(data[: parsed.consumed], parsed, old_version)
-        self.tree = TreeIndex(self.entries)
+        self._tree = None
         self.leaf_id = self._leaf_from_file_order()
 
     def _quarantine_torn_line(self, offset: int, raw: bytes, *, line: int) -> None:
@@ -568,8 +571,34 @@ class SessionStore:
         return str(self.header.get("id", ""))
 
     @property
+    def tree(self) -> TreeIndex:
+        """The tree index over :attr:`entries`, built on first use (call it on the event loop first:
+        :meth:`index_tree`)."""
+        if self._tree is None:
+            self._tree = TreeIndex(self.entries)
+        return self._tree
+
+    @tree.setter
+    def tree(self, tree: TreeIndex) -> None:
+        self._tree = tree
+
+    def index_tree(self) -> None:
+        """Build the tree index now if it is not built yet (start-up calls it after the first frame)."""
+        _ = self.tree
+
+    @property
+    def tree_built(self) -> bool:
+        return self._tree is not None
+
+    @property
     def name(self) -> str | None:
-        return self.tree.name
+        if self._tree is not None:
+            return self._tree.name
+        # As the index has it: the latest session_info in file order (of the entries it takes, with ids).
+        for entry in reversed(self.entries):
+            if entry.get("type") == "session_info" and isinstance(entry.get("id"), str):
+                return session_info_name(entry)
+        return None
 
     def snapshot(self) -> SessionStore:
         """A read-only copy of what is loaded now, for a reader (an export) on another thread.
@@ -593,7 +622,11 @@ class SessionStore:
 
     def get_branch(self, from_id: str | None = None) -> list[Entry]:
         """The path from the root to ``from_id`` (default: the leaf)."""
-        return self.tree.path(from_id if from_id is not None else self.leaf_id)
+        target = from_id if from_id is not None else self.leaf_id
+        if self._tree is not None:
+            return self._tree.path(target)
+        by_id = {e["id"]: e for e in self.entries if isinstance(e.get("id"), str)}  # the last line wins
+        return [by_id[i] for i in path_ids(by_id, target)]
 
     def build_context(self, leaf_id: Any = ...) -> SessionContext:
         leaf = self.leaf_id if leaf_id is ... else leaf_id
@@ -668,7 +701,8 @@ class SessionStore:
         self._needs_newline = False
         self._offset = start + len(data)
         self.entries.append(entry)
-        self.tree.add(entry)
+        if self._tree is not None:  # else it is built from the entries when first used
+            self._tree.add(entry)
 
     def _check_same_file(self, fd: int, *, written: bool = False) -> int:
         """The file's size; raises :class:`SessionReplacedError` when the path names another file now."""
@@ -895,7 +929,8 @@ class SessionStore:
         self.problems.extend(parsed.problems)
         for entry in parsed.entries:
             self.entries.append(entry)
-            self.tree.add(entry)
+            if self._tree is not None:
+                self._tree.add(entry)
         if parsed.entries:
             old, self._leaf_id = self._leaf_id, self._leaf_from_file_order()
             grown = old is None or old in self.tree.path_ids(self._leaf_id)
@@ -904,15 +939,21 @@ class SessionStore:
         return RefreshResult(parsed.entries, problems=parsed.problems)
 
     def _reload(self) -> RefreshResult:
-        old = (self.header, self.entries, self.problems, self.tree, self.leaf_id, self._offset, self._lines)
+        old = (self.header, self.entries, self.problems, self._tree, self.leaf_id, self._offset, self._lines)
         self.header, self.entries, self.problems = {}, [], []
         try:
             self._load()
         except SessionError as exc:
             # The new file is not a session (yet): keep showing the last good one.
-            (self.header, self.entries, self.problems, self.tree, self.leaf_id, self._offset, self._lines) = (
-                old
-            )
+            (
+                self.header,
+                self.entries,
+                self.problems,
+                self._tree,
+                self.leaf_id,
+                self._offset,
+                self._lines,
+            ) = old
             return RefreshResult(problem=str(exc))
         self._changed(path=True)
         return RefreshResult(list(self.entries), reloaded=True, problems=list(self.problems))

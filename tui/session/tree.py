@@ -131,16 +131,7 @@ class TreeIndex:
 
     def path_ids(self, entry_id: str | None) -> list[str]:
         """Ids from the root to ``entry_id`` (inclusive); [] for None."""
-        path: list[str] = []
-        seen: set[str] = set()
-        current = entry_id
-        while current is not None and current in self.by_id and current not in seen:
-            path.append(current)
-            seen.add(current)
-            parent = self.by_id[current].get("parentId")
-            current = parent if parent != current else None
-        path.reverse()
-        return path
+        return path_ids(self.by_id, entry_id)
 
     def path(self, entry_id: str | None) -> list[Entry]:
         return [self.by_id[i] for i in self.path_ids(entry_id)]
@@ -174,3 +165,18 @@ class TreeIndex:
     def label_time(self, entry_id: str) -> str | None:
         """pi's ``labelTimestamp``: when the current label was set (None without a label)."""
         return self.label_times.get(entry_id)
+
+
+def path_ids(by_id: dict[str, Entry], entry_id: str | None) -> list[str]:
+    """Ids from the root to ``entry_id`` (inclusive) by the entries' parent ids; [] for None. Needs only
+    the entries by id, so a store can give the active path before its index is built."""
+    path: list[str] = []
+    seen: set[str] = set()
+    current = entry_id
+    while current is not None and current in by_id and current not in seen:
+        path.append(current)
+        seen.add(current)
+        parent = by_id[current].get("parentId")
+        current = parent if parent != current else None
+    path.reverse()
+    return path
