@@ -14,7 +14,7 @@ and the stored ``tokensBefore`` all call these functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tui.compaction.tokens import estimate_context_tokens
@@ -30,32 +30,40 @@ class Boundary:
     start: int
 
 
-def latest_compaction_index(path: Sequence[Entry]) -> int:
-    """Path index of the latest ``compaction`` entry, or -1."""
-    for index in range(len(path) - 1, -1, -1):
+def latest_compaction_index(path: Sequence[Entry], end: int | None = None) -> int:
+    """Path index of the latest ``compaction`` entry (before ``end``), or -1."""
+    for index in range(len(path) - 1 if end is None else end - 1, -1, -1):
         if path[index].get("type") == "compaction":
             return index
     return -1
 
 
-def compaction_boundary(path: Sequence[Entry]) -> Boundary:
+def compaction_boundary(
+    path: Sequence[Entry], end: int | None = None, index_of: Mapping[str, int] | None = None
+) -> Boundary:
     """pi's ``boundaryStart``: the previous compaction's first kept entry, else just after it, else 0.
 
     An oh-my-pi ``reset_boundary`` (its ``/clear``) after the latest compaction starts the context
     afresh (``context_from_path``), so the range starts after it and there is no previous compaction
     to build on: what the user cleared is neither summarised nor carried forward.
+
+    ``end`` reads the path as ``path[:end]`` without copying it, and ``index_of`` (each id's first
+    index on ``path``) finds the first kept entry without a scan: the history view asks this for every
+    compaction of a long path.
     """
-    previous = latest_compaction_index(path)
-    reset = next(
-        (i for i in range(len(path) - 1, previous, -1) if path[i].get("type") == RESET_BOUNDARY_TYPE), -1
-    )
+    end = len(path) if end is None else end
+    previous = latest_compaction_index(path, end)
+    reset = next((i for i in range(end - 1, previous, -1) if path[i].get("type") == RESET_BOUNDARY_TYPE), -1)
     if reset >= 0:
         return Boundary(-1, reset + 1)
     if previous < 0:
         return Boundary(-1, 0)
     first_kept = path[previous].get("firstKeptEntryId")
     # pi searches the whole path (findIndex), not only the part before the compaction.
-    start = next((i for i, entry in enumerate(path) if entry.get("id") == first_kept), previous + 1)
+    if index_of is not None and isinstance(first_kept, str):
+        found = index_of.get(first_kept)
+        return Boundary(previous, found if found is not None and found < end else previous + 1)
+    start = next((i for i in range(end) if path[i].get("id") == first_kept), previous + 1)
     return Boundary(previous, start)
 
 

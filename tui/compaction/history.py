@@ -82,13 +82,17 @@ def _shown(entry: Entry) -> bool:
 def history_layout(path: Sequence[Entry]) -> HistoryLayout:
     """The compactions on ``path`` with the runs they summarised (see the module docstring)."""
     index_of = {str(entry.get("id")): i for i, entry in enumerate(path)}
+    first_index: dict[str, int] = {}
+    for i, entry in enumerate(path):
+        if isinstance(entry_id := entry.get("id"), str):
+            first_index.setdefault(entry_id, i)
     folds: list[CompactionFold] = []
     floor = 0  # runs never overlap: a later one starts where the previous one ended, at the earliest
     for index, entry in enumerate(path):
         if entry.get("type") != "compaction":
             continue
         kompakt = _kompakt_details(entry)
-        start = compaction_boundary(path[:index]).start
+        start = compaction_boundary(path, index, first_index).start
         kept_from = index_of.get(str(entry.get("firstKeptEntryId")))
         middle = kompakt.get("middleEntryIds")
         ids: frozenset[str] | None = None
