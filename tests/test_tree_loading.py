@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 
 from bench.gen_session import generate
-from tests.app_e2e_helpers import ready, screen_text, wait_until
-from tests.test_tui_uncompact import SIZE, app_on
+from tests.app_e2e_helpers import offline_app_on, ready, screen_text, wait_until
+from tests.test_tui_uncompact import SIZE
 from tui.screens.tree_actions import toggle_tree
 from widgets.session_tree import LOADING_FOOTER, LOADING_TEXT
 
@@ -21,7 +21,7 @@ def _footer(screen) -> str:
 
 async def test_f2_shows_the_loading_line_until_the_rows_arrive(tmp_path, monkeypatch):
     path = generate(tmp_path / "big.jsonl", entries=3_000, big_output_lines=5)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         pane, view = screen.tree_pane, screen.tree_pane.view
@@ -56,7 +56,7 @@ async def test_f3_shows_the_loading_line_before_the_rows_are_built(tmp_path, mon
     header, rest = path.read_bytes().split(b"\n", 1)
     # Recorded here, so no "work in the session's directory?" question comes first.
     path.write_bytes(orjson.dumps(orjson.loads(header) | {"cwd": str(tmp_path)}) + b"\n" + rest)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     built = SessionTreePane.set_session
     painted: list[str] = []
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from tests.app_e2e_helpers import ready, screen_text, wait_until
+from tests.app_e2e_helpers import offline_app_on, ready, screen_text, submit, wait_until
 from tests.pages import MainPage
-from tests.test_tui_uncompact import SIZE, app_on, compacted_session, submit
+from tests.test_tui_uncompact import SIZE, compacted_session
 from tui.compaction.inspect import inspect_compaction
 from tui.screens.inspector import CompactionInspector, _tokens
 from tui.session.store import SessionStore
@@ -24,7 +24,7 @@ def drawn(app) -> CompactionInspector | None:
 
 async def test_inspect_shows_the_three_parts_and_u_undoes(tmp_path, monkeypatch):
     path, names = compacted_session(tmp_path, later=False)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
@@ -46,7 +46,7 @@ async def test_inspect_shows_the_three_parts_and_u_undoes(tmp_path, monkeypatch)
 
 async def test_shift_i_on_a_tree_row_opens_the_inspector(tmp_path, monkeypatch):
     path, names = compacted_session(tmp_path, later=True)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await pilot.press("f2")
@@ -68,7 +68,7 @@ async def test_preview_writes_nothing_until_enter_and_then_exactly_that_summary(
     store, _ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(6)], chars=12000)
     path = store.path
     store.close()
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         before = path.read_bytes()
@@ -103,7 +103,7 @@ async def test_enter_on_a_compaction_row_inspects_and_g_goes_there(tmp_path, mon
     from tui.screens.dialogs import SummarizeBranchDialog
 
     path, names = compacted_session(tmp_path, later=False)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         store = screen.agent.store
@@ -152,7 +152,7 @@ async def test_head_tails_protected_head_has_its_own_part_not_the_kept_column(tm
     )
     path = store.path
     store.close()
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         expected = inspect_compaction(screen.agent.store.get_branch(), result.entry["id"])

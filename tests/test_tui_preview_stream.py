@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from tests.app_e2e_helpers import ready, saved_session_app, screen_text, wait_until
+from tests.app_e2e_helpers import ready, saved_session_app, screen_text, submit, wait_until
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_fixture  # noqa: F401
-from tests.test_tui_uncompact import SIZE, submit
+from tests.test_tui_uncompact import SIZE
 from tui.screens.inspector import CompactionInspector
 from tui.session.store import SessionStore
 
