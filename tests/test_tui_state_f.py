@@ -210,7 +210,7 @@ async def test_the_what_if_footer_keeps_esc_and_f9_at_80_columns(tmp_path, monke
         await wait_until(pilot, lambda: screen.timeline.has_focus, "the timeline")
         await pilot.press("left")  # a selected segment: Esc clears it
         await wait_until(pilot, lambda: screen.timeline.selected_entry_id is not None, "a selected segment")
-        for key in ("f1 Help", "esc Cancel", "f9 View", "+/- Keep", "]/[ Reserve", "⏎ Compact"):
+        for key in ("f1 Help", "esc Clear", "f9 View", "+/- Keep", "]/[ Reserve", "⏎ Compact"):
             await wait_until(pilot, lambda key=key: key in footer_text(app), f"{key!r} in the footer")
         await pilot.press("escape")  # the selection is cleared: nothing left for Esc to cancel
         await wait_until(pilot, lambda: "esc " not in footer_text(app), "Esc gone from the footer")

@@ -6,15 +6,18 @@ and check the tree pane and the chat follow.
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.message import Message
+from textual.widgets._footer import FooterKey
 from textual.widgets._tooltip import Tooltip
 
-from tests.app_e2e_helpers import new_session, ready, wait_until
-from tests.test_tui_uncompact import SIZE, app_on, compacted_session
+from tests.app_e2e_helpers import new_session, offline_app_on, ready, wait_until
+from tests.test_tui_uncompact import SIZE, compacted_session
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
+from widgets.footer import KompaktFooter
 from widgets.timeline import CompactionTimeline
 from widgets.timeline_layout import BarLayout
 
@@ -250,7 +253,7 @@ async def test_clicking_a_segment_selects_it_in_the_tree_and_scrolls_the_chat(tm
     store, ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(40)], chars=2000)
     path = store.path
     store.close()
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         timeline, chat = screen.timeline, screen.chat
@@ -291,7 +294,7 @@ async def test_an_entry_far_back_is_selected_in_the_tree_without_mounting_the_wh
     store, ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(150)], chars=40)
     path = store.path
     store.close()
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         timeline, chat = screen.timeline, screen.chat
@@ -311,7 +314,7 @@ async def test_a_summarised_segment_opens_its_fold_in_the_history_view_and_not_i
     tmp_path, monkeypatch
 ):
     path, names = compacted_session(tmp_path, later=True)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         timeline, chat = screen.timeline, screen.chat
@@ -432,7 +435,7 @@ async def test_clicking_and_hovering_the_chart_point_at_replies():
 
 async def test_the_expanded_timeline_shows_the_context_breakdown_of_the_agent(tmp_path, monkeypatch):
     path, _names = compacted_session(tmp_path, later=True)
-    app = app_on(tmp_path, monkeypatch, path)
+    app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
         await pilot.press("f4")
@@ -510,3 +513,34 @@ def test_the_chart_takes_the_timelines_compaction_sizes_and_agrees_with_the_expo
     assert compaction.after == known[compaction.entry_id]
     rebuilt_after = next(s.after for s in rebuilt if s.kind == "compaction")
     assert abs(compaction.after - rebuilt_after) <= 0.05 * rebuilt_after  # the same estimate, near enough
+
+
+class FooterHost(Host):
+    def compose(self) -> ComposeResult:
+        yield CompactionTimeline()
+        yield KompaktFooter()
+
+
+def footer_text(app: App) -> str:
+    return " ".join(f"{key.key_display} {key.description}" for key in app.query(FooterKey))
+
+
+async def test_the_footer_names_what_enter_and_escape_do_with_a_past_compaction_selected():
+    """The footer said '⏎ Compact' and 'esc Cancel' while Enter would inspect the selected past
+    compaction and Esc would clear the selection (nothing was running)."""
+    app = FooterHost(_two_compactions(), expanded=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(pilot, lambda: "⏎ Compact" in footer_text(app), "the what-if footer")
+        await pilot.press("down")
+        await wait_until(pilot, lambda: "⏎ Inspect" in footer_text(app), "Enter labelled Inspect")
+        assert widget.selected_compaction_id is not None
+        assert "⏎ Compact" not in footer_text(app) and "esc Clear" in footer_text(app), footer_text(app)
+        widget.expanded = False  # collapsed, Enter compacts again (the list is not shown)
+        await wait_until(pilot, lambda: "⏎ Compact" in footer_text(app), "Enter labelled Compact")
+        widget.expanded = True
+        await wait_until(pilot, lambda: "⏎ Inspect" in footer_text(app), "Inspect again")
+        await pilot.press("up")
+        await wait_until(pilot, lambda: "⏎ Compact" in footer_text(app), "off the list")
+        widget.set_compacting("threshold", time.monotonic())
+        await wait_until(pilot, lambda: "esc Cancel" in footer_text(app), "Esc cancels a compaction")

@@ -258,7 +258,7 @@ size of each region in the legend, and everything the what-if predicts.
 """
 
     # The what-if footer at 80 columns (widgets/footer.py): Esc and F9 first, each +/- pair as one key.
-    FOOTER_KEYS: ClassVar[FooterKeys] = {
+    _FOOTER_KEYS: ClassVar[FooterKeys] = {
         "cancel_compaction": (None, "Cancel"),
         "command('toggle_chat_view')": (None, None),
         "nudge_keep(1)": ("+/-", "Keep"),
@@ -501,6 +501,17 @@ size of each region in the legend, and everything the what-if predicts.
             head_tail=self._head_tail,
         )
         self._redraw()
+
+    @property
+    def FOOTER_KEYS(self) -> FooterKeys:  # upper case: the name widgets/footer.py reads
+        """The footer's labels for the keys as they act now: Enter inspects a selected past compaction,
+        Esc clears a selection when nothing runs (it said Compact and Cancel there)."""
+        keys = dict(self._FOOTER_KEYS)
+        if self.expanded and self.selected_compaction_id is not None:
+            keys["compact_now"] = (None, "Inspect")
+        if self._compacting is None:
+            keys["cancel_compaction"] = (None, "Clear")
+        return keys
 
     @property
     def selected_entry_id(self) -> str | None:
@@ -822,6 +833,7 @@ size of each region in the legend, and everything the what-if predicts.
     # --- rendering --------------------------------------------------------------------------
 
     def watch_expanded(self) -> None:
+        self.refresh_bindings()  # Enter inspects a selected past compaction only in the panel
         self._redraw()
 
     def _redraw(self) -> None:
