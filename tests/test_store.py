@@ -479,3 +479,36 @@ def test_a_reopened_store_builds_its_tree_on_first_use_and_gives_the_same_answer
         assert lazy.tree.children == writer.tree.children and lazy.tree.roots == writer.tree.roots
         assert len(lazy.tree) == len(writer.tree)
         assert lazy.tree.label(b["id"]) == "kept"
+
+
+def test_a_prefetched_read_is_used_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
+    """The app reads the file it opens on a thread while Textual starts (tui.session.prefetch); the store
+    takes those bytes only if the file is still the same after its lock, else it reads the file itself."""
+    import os
+
+    from tui.session.prefetch import Prefetch
+
+    path = tmp_path / "p.jsonl"
+    with SessionStore.create(path, cwd="/w") as s:
+        s.append_message(user("one"))
+        s.append_message(assistant("two"))
+    with SessionStore.open(path, read_only=True) as plain:
+        expected = ([e["id"] for e in plain.entries], plain.leaf_id, plain._offset, plain._lines)
+
+    prefetch = Prefetch(path)
+    with SessionStore.open(path, prefetch=prefetch) as taken:
+        assert ([e["id"] for e in taken.entries], taken.leaf_id, taken._offset, taken._lines) == expected
+    assert prefetch.take() is None  # taken once
+
+    stale = Prefetch(path)
+    stale._thread.join()
+    with SessionStore.open(path) as writer:
+        added = writer.append_message(user("written after the prefetch"))
+    with SessionStore.open(path, prefetch=stale) as fresh:
+        assert fresh.entries[-1]["id"] == added["id"] and fresh.leaf_id == added["id"]
+
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    assert Prefetch(fifo).take() is None  # never blocks on a FIFO; the store reports it
+    with pytest.raises(SessionFormatError):
+        SessionStore.open(fifo, prefetch=Prefetch(fifo))

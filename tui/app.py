@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
-from tui.launch import Launch, OpenedSession, open_session
+from tui.launch import Launch, OpenedSession, open_session, prefetch_for
 from tui.screens.commands import key_bindings
 from tui.screens.palette import KompaktCommands, palette_commands
 from widgets import gc_pause
@@ -105,6 +105,7 @@ class KompaktApp(App[None]):
     ) -> None:
         super().__init__()
         self.launch = launch or Launch()
+        self._prefetch = prefetch_for(self.launch)  # the file is read while Textual starts
         self.settings_changed: Signal[tuple[Settings, list]] = Signal(self, "settings_changed")
         self.litellm_loaded: Signal[bool] = Signal(self, "litellm_loaded")
         self.load_result = load_result
@@ -204,7 +205,8 @@ class KompaktApp(App[None]):
 
     def open_launch(self, launch: Launch) -> OpenedSession:
         """Open the store for ``launch`` and make it the current session (closing the previous one)."""
-        return self.use_session(launch, open_session(launch))
+        prefetch, self._prefetch = self._prefetch, None  # for the first open only
+        return self.use_session(launch, open_session(launch, prefetch))
 
     def use_session(self, launch: Launch, opened: OpenedSession) -> OpenedSession:
         """Make ``opened`` (for ``launch``) the current session, closing the previous one."""

@@ -16,6 +16,7 @@ from typing import Literal
 
 from tui.session.catalog import create_session, demo_dir, latest_session
 from tui.session.errors import SessionError
+from tui.session.prefetch import Prefetch
 from tui.session.store import SessionStore
 
 LaunchMode = Literal["new", "continue", "open", "watch", "demo"]
@@ -87,12 +88,17 @@ def _read_only_notice(store: SessionStore) -> str:
     return reason
 
 
-def open_session(launch: Launch) -> OpenedSession:
+def prefetch_for(launch: Launch) -> Prefetch | None:
+    """A read of the file ``open`` or ``watch`` names, started now on a thread (tui.session.prefetch)."""
+    return Prefetch(launch.path) if launch.mode in ("open", "watch") and launch.path is not None else None
+
+
+def open_session(launch: Launch, prefetch: Prefetch | None = None) -> OpenedSession:
     """The store for a launch; raises the session engine's documented errors for bad files."""
     notices: list[str] = []
     if launch.mode == "watch":
         assert launch.path is not None
-        store = SessionStore.open(launch.path, read_only=True)
+        store = SessionStore.open(launch.path, read_only=True, prefetch=prefetch)
         return OpenedSession(
             store,
             read_only=True,
@@ -109,7 +115,7 @@ def open_session(launch: Launch) -> OpenedSession:
     if path is None:
         store = create_session(str(launch.cwd), directory=launch.session_dir, defer=True)
         return OpenedSession(store, False, False, notices)
-    store = SessionStore.open(path, on_locked="read_only")
+    store = SessionStore.open(path, on_locked="read_only", prefetch=prefetch)
     if store.read_only:
         notices.append(_read_only_notice(store))
     for problem in store.problems:

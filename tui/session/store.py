@@ -59,6 +59,7 @@ from tui.session.jsonl import (
     read_fd,
 )
 from tui.session.migrate import header_version, migrate_entries
+from tui.session.prefetch import Prefetch, Snapshot, same_file
 from tui.session.shape import header_problem
 from tui.session.tree import TreeIndex, path_ids
 
@@ -247,6 +248,7 @@ class SessionStore:
         self._lines = 0
         self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file that was loaded
         self._head = b""  # its first bytes (the header line, mostly)
+        self._prefetched: Snapshot | None = None  # bytes read ahead (tui.session.prefetch), used once
         self.read_only_reason: str | None = None
         self.locked_elsewhere = False  # read-only because another kompakt holds the lock (and writes)
         self.migration_backup: Path | None = None
@@ -359,13 +361,17 @@ class SessionStore:
         on_locked: Literal["error", "read_only"] = "error",
         fsync: FsyncMode = "always",
         persist_leaf: bool = True,
+        prefetch: Prefetch | None = None,
     ) -> SessionStore:
         """Open a session file. A second writer gets :class:`SessionLockedError`, or a read-only store.
 
         With ``on_locked="read_only"`` a file kompakt may read but not write (mode 444, a read-only
-        directory for a migration) opens read-only too; :attr:`read_only_reason` says why.
+        directory for a migration) opens read-only too; :attr:`read_only_reason` says why. A
+        ``prefetch`` of the same path gives the bytes it read, if the file has not changed since.
         """
         store = cls(Path(path), read_only=read_only, fsync=fsync, persist_leaf=persist_leaf)
+        if prefetch is not None and prefetch.path == store.path:
+            store._prefetched = prefetch.take()
         if read_only:
             store._load()
             return store
@@ -423,14 +429,24 @@ class SessionStore:
                 gc.enable()
 
     def _read(self) -> tuple[bytes, os.stat_result]:
-        """The file's bytes and identity, through the locked fd (the writer) or a fresh safe open."""
+        """The file's bytes and identity, through the locked fd (the writer) or a fresh safe open; the
+        prefetched bytes when the file is still the one they were read from, unchanged."""
+        prefetched, self._prefetched = self._prefetched, None
         if self._fd is not None:
-            return read_fd(self._fd, self.path), os.fstat(self._fd)
+            return self._read_fd(self._fd, prefetched)
         fd = open_regular(self.path, os.O_RDONLY)
         try:
-            return read_fd(fd, self.path), os.fstat(fd)
+            return self._read_fd(fd, prefetched)
         finally:
             os.close(fd)
+
+    def _read_fd(self, fd: int, prefetched: Snapshot | None) -> tuple[bytes, os.stat_result]:
+        if prefetched is not None:
+            # The stat before the prefetch's read: equal now, the bytes it read are the file's bytes.
+            info = os.fstat(fd)
+            if same_file(prefetched[1], info):
+                return prefetched[0], info
+        return read_fd(fd, self.path), os.fstat(fd)
 
     def _load_file(self) -> None:
         data, info = self._read()
