@@ -46,7 +46,7 @@ def _from_scratch(selector: TreeSelector) -> list[Row]:
 
 KEYS = st.one_of(
     st.sampled_from("trebaskcolmuip e"),  # letters of the generator's words, and a space
-    st.sampled_from(["<bs>", "<esc>", "<fold>", "<unfold>", "<down>", "<append>", "<label>"]),
+    st.sampled_from(["<bs>", "<esc>", "<fold>", "<unfold>", "<down>", "<append>", "<label>", "<tool>"]),
     st.sampled_from([f"<filter:{m}>" for m in FILTER_CYCLE]),
 )
 
@@ -71,6 +71,13 @@ def _press(selector: TreeSelector, key: str, step: int) -> None:
         target = selector.selected_id or selector.leaf_id
         if key == "<label>" and target is not None:
             entry = f.label(target, f"tree label {step}")
+        elif key == "<tool>":  # a call and its result: the result's row names the call
+            call = f.assistant(tool_calls=[f.tool_call("read", {"path": f"tree/{step}.py"}, f"call-{step}")])
+            call |= {"id": f"call-entry-{step}", "parentId": selector.leaf_id}
+            call["timestamp"] = f"2030-01-01T00:00:{step % 60:02d}.000Z"
+            tree.add(call)
+            entry = f.tool_result(f"call-{step}", "read", "the tree")
+            entry["parentId"] = call["id"]
         else:
             entry = f.assistant(f"the tree retry {step}")
             entry["parentId"] = selector.leaf_id
@@ -81,12 +88,18 @@ def _press(selector: TreeSelector, key: str, step: int) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(1, 3), keys=st.lists(KEYS, min_size=1, max_size=25))
-def test_rows_equal_a_render_from_scratch_after_every_keystroke(tmp_path, seed, keys) -> None:
+@given(seed=st.integers(1, 3), keys=st.lists(KEYS, min_size=1, max_size=25), deferred=st.booleans())
+def test_rows_equal_a_render_from_scratch_after_every_keystroke(tmp_path, seed, keys, deferred) -> None:
+    """Also deferred, as a big tree's pane runs it: each change only marks the view stale, then the
+    worker's build() is shown."""
     tree, leaf = _tree(tmp_path, seed)
-    selector = TreeSelector(tree, leaf)
+    selector = TreeSelector(tree, leaf, deferred=deferred)
+    if deferred:
+        assert not selector.rows and selector.stale and selector.show(selector.build())
     for step, key in enumerate(keys):
         _press(selector, key, step)
+        if selector.stale:
+            assert selector.show(selector.build())
         expected = _from_scratch(selector)
         assert _shape(selector.rows) == _shape(expected), (step, key, selector.mode, selector.query)
         assert selector.selected_id in ({r.entry_id for r in expected} if expected else {None})
@@ -114,3 +127,18 @@ def test_a_longer_search_walks_only_what_the_last_keystroke_showed(tmp_path) -> 
     visits.clear()
     selector.type_text("e")  # "tree" again: the view built two keystrokes ago, not rebuilt
     assert selector.rows is before and visits == []
+
+
+def test_a_label_appended_after_a_search_is_found_by_the_same_search(tmp_path) -> None:
+    """Searchable texts are kept across appends, except the labelled entry's: its label is searched too."""
+    tree, leaf = _tree(tmp_path, 1)
+    selector = TreeSelector(tree, leaf)
+    selector.type_text("zebra")  # every entry's searchable text is made; none matches
+    assert selector.rows == []
+    target = next(r.entry_id for r in render_tree(tree, leaf) if r.kind == "user")
+    label = f.label(target, "zebra crossing")
+    label |= {"id": "added-label", "parentId": leaf, "timestamp": "2030-01-01T00:00:00.000Z"}
+    tree.add(label)
+    selector.refresh()
+    assert [r.entry_id for r in selector.rows] == [target]
+    assert _shape(selector.rows) == _shape(render_tree(tree, leaf, "default", "zebra"))

@@ -46,7 +46,7 @@ _NORMAL_STOPS = ("stop", "toolUse")
 Lead = tuple["Lead", str] | None
 
 
-@dataclass
+@dataclass(slots=True)  # no dict per row: a 100k-row view is 78k of them, and the collector walks each
 class Row:
     """One visible tree row."""
 
@@ -353,10 +353,10 @@ def render_tree(
 
 
 class _EntryCache:
-    """Filter categories, row and search texts per entry, kept until the tree grows.
+    """Filter categories, row and search texts per entry, brought up to date when the tree grows.
 
     A session only grows by appending, and every change that matters here (a new tool call, a
-    label) is an appended entry, so the tree's size is a sufficient cache key.
+    label) is an appended entry: the entries after the last size are all there is to look at.
     """
 
     def __init__(self, tree: TreeIndex) -> None:
@@ -370,16 +370,29 @@ class _EntryCache:
         self._path: tuple[str | None, set[str]] = (None, set())
 
     def sync(self) -> None:
-        if len(self.tree.by_id) != self.size:
-            # A copy (one C-level step) to iterate: on a worker thread the session may grow meanwhile.
-            entries = dict(self.tree.by_id)
-            self.size = len(entries)
+        if len(self.tree.by_id) == self.size:
+            return
+        # A copy (one C-level step) to read: on a worker thread the session may grow meanwhile.
+        entries = dict(self.tree.by_id)
+        ids = list(entries)
+        if len(ids) < self.size or self.size < 0:  # the first look (or not an append): everything
             self.calls = tool_calls_by_id(entries.values())
             self.categories = {i: _category(e) for i, e in entries.items()}
             self.rows.clear()
             self.kinds.clear()
             self.search.clear()
-            self._path = (None, set())
+        else:  # appended: only the new entries (a whole pass took 0.5 s at 100k entries)
+            added = [(i, entries[i]) for i in ids[self.size :]]
+            calls = tool_calls_by_id(e for _, e in added)
+            if calls:
+                self.calls.update(calls)
+                self.rows.clear()  # a tool result's row names its call; rows are made as drawn
+            for entry_id, entry in added:
+                self.categories[entry_id] = _category(entry)
+                if entry.get("type") == "label":  # the target's searchable text holds its label
+                    self.search.pop(str(entry.get("targetId")), None)
+        self.size = len(ids)
+        self._path = (None, set())
 
     def active_path(self, leaf_id: str | None) -> set[str]:
         """Ids from the root to the leaf; the walk is cached because the leaf rarely moves."""
