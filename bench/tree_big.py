@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import time
 from collections.abc import Awaitable, Callable
@@ -91,6 +92,10 @@ async def _measure(pilot: Pilot, app: _Host, change: Callable[[], Awaitable[obje
 async def _run(path: Path, inline: bool, runs: int) -> dict[str, tuple[float, float]]:
     store = SessionStore.open(path, read_only=True)
     tree, leaf = store.tree, store.leaf_id
+    # As in the app once litellm is imported (tui/agent/litellm_loader.py): what is loaded is frozen,
+    # so the collector's full passes do not walk the session's entries.
+    gc.collect()
+    gc.freeze()
     SessionTreeView.background_from = 10**12 if inline else 1
     app = _Host(tree, leaf)
     figures: dict[str, list[tuple[float, float]]] = {}
@@ -127,6 +132,7 @@ async def _run(path: Path, inline: bool, runs: int) -> dict[str, tuple[float, fl
             await pilot.press(key)
             moves.append((time.process_time() - started) * 1000)
     store.close()
+    gc.unfreeze()
     result = {
         name: (statistics.median(t for t, _ in f), statistics.median(s for _, s in f))
         for name, f in figures.items()
