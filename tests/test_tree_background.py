@@ -102,6 +102,7 @@ async def test_keys_typed_while_a_build_runs_end_with_the_rows_of_the_final_quer
             assert lines(view)  # never an empty pane meanwhile
         selector = await _settled(pilot, view)
         assert _ids(selector) == _expected(selector) and selector.rows
+        await until(pilot, lambda: not _footer(app).endswith(BUSY_TAG))  # the pane hears of it next
         assert not _footer(app).endswith(BUSY_TAG)
 
 
