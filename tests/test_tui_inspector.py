@@ -38,7 +38,17 @@ async def test_inspect_shows_the_three_parts_and_u_undoes(tmp_path, monkeypatch)
         text = screen_text(app)
         assert f"Compaction {names['compaction']}" in text and "OLD TURNS WERE SUMMARISED" in text
         assert "600 (unknown)" in text  # a compaction written without kompakt's details
-        assert f"Kept from ▼ {names['kept']}" in text
+        # The kept column's title names its first entry (in its tooltip when the column is narrow).
+        kept_title = list(view.query(".inspector-title"))[-1]
+        assert f"Kept from ▼ {names['kept']}: {len(expected.kept)} messages · ≈" in str(kept_title.tooltip)
+        # Each column's title is one row at 120 columns (they wrapped), its figures in view.
+        for title in view.query(".inspector-title"):
+            assert title.size.height == 1, title.render()
+        shown = {cell.strip() for line in text.splitlines() for cell in line.split("│")}
+        assert any(line.startswith(f"Kept: {len(expected.kept)} messages · ≈") for line in shown), text
+        assert any(
+            line.startswith(f"Summarised: {len(expected.summarised)} messages · ≈") for line in shown
+        ), text
         await pilot.press("u")
         await wait_until(pilot, lambda: store.leaf_id == names["parent"], "the undo")
         assert inspector(app) is None
@@ -164,12 +174,16 @@ async def test_head_tails_protected_head_has_its_own_part_not_the_kept_column(tm
         assert kept.row_count == len(expected.kept) > 0
         titles = [str(w.render()) for w in view.query(".inspector-title, .inspector-note")]
         assert titles[:3] == [
-            f"Protected head: 3 messages · {_tokens(expected.protected_tokens)}",
+            f"Protected head: 3 · ≈{_tokens(expected.protected_tokens)}",  # 3 messages: too wide
             "in the summary, not kept",
-            f"Summarised: {len(expected.summarised)} messages · {_tokens(expected.summarised_tokens)}",
+            f"Summarised: {len(expected.summarised)} messages · ≈{_tokens(expected.summarised_tokens)}",
         ]
-        assert f"Kept from ▼ {expected.first_kept_entry_id}: {len(expected.kept)} messages" in titles[-1]
-        assert "Protected head: 3 messages" in screen_text(app)
+        assert titles[-1].startswith(
+            f"Kept: {len(expected.kept)} messages · ≈{_tokens(expected.kept_tokens)}"
+        )
+        assert "Protected head: 3 · ≈" in screen_text(app)
+        protected_title = view.query_one("#inspector-protected-title")
+        assert str(protected_title.tooltip).startswith("Protected head: 3 messages · ≈")
         # The head's first message is a row of the protected table, not of the kept one.
         kept_rows = [str(kept.get_row_at(i)[1]) for i in range(kept.row_count)]
         protected_rows = [str(protected.get_row_at(i)[1]) for i in range(protected.row_count)]
@@ -214,3 +228,14 @@ async def test_a_long_streams_flushes_draw_only_the_new_text() -> None:
         view._flush_stream()
         await wait_until(pilot, lambda: part.pieces == ["SECOND ATTEMPT"], "only the retried text")
         assert "FIRST" not in view.streamed_text and view.streamed_text.endswith("SECOND ATTEMPT")
+
+
+def test_a_fitted_title_keeps_the_fullest_wording_that_fits() -> None:
+    from widgets.fitted_title import FittedTitle
+
+    title = FittedTitle(["Summarised: 8 messages · ≈59.3k", "Summarised 8 · ≈59.3k"])
+    assert title.wording(40) == "Summarised: 8 messages · ≈59.3k"
+    assert title.wording(31) == "Summarised: 8 messages · ≈59.3k"
+    assert title.wording(30) == "Summarised 8 · ≈59.3k"
+    assert title.wording(10) == "Summarised 8 · ≈59.3k"  # drawn cut with … (CSS text-overflow)
+    assert str(title.tooltip) == "Summarised: 8 messages · ≈59.3k"

@@ -28,6 +28,7 @@ from tui.compaction.summary_stream import PART_SHORT, PART_SUMMARY, PART_TURN_PR
 from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
 from widgets.chunked_markdown import ChatMarkdown
+from widgets.fitted_title import FittedTitle
 from widgets.footer import KompaktFooter
 from widgets.safe_text import safe_text
 from widgets.streamed_text import StreamedText
@@ -35,6 +36,15 @@ from widgets.streamed_text import StreamedText
 
 def _tokens(value: int) -> str:
     return format_tokens(value, trim=False, millions=False)
+
+
+def _title(wordings: list[str], tokens: int, id: str | None = None) -> FittedTitle:
+    """A column's title on one row, the figures kept as the column narrows (it wrapped at 120 columns);
+    every wording's tokens are the messages' estimates (chars/4), marked ≈; the tooltip says so."""
+    figure = f"≈{_tokens(tokens)}"
+    shown = [text.replace("{tokens}", figure) for text in wordings]  # not format: an id may hold braces
+    tooltip = f"{shown[0]} (estimated tokens, about four characters a token)"
+    return FittedTitle(shown, tooltip=tooltip, id=id, classes="inspector-title")
 
 
 def _measured(flag: bool | None) -> str:
@@ -191,21 +201,26 @@ class CompactionInspector(Screen[str | None]):
         with Horizontal(id="inspector-body"):
             with Vertical(classes="inspector-part", id="inspector-summarised-part"):
                 if inspection.protected:
-                    yield Static(
-                        Text(
-                            f"Protected head: {len(inspection.protected)} messages"
-                            f" · {_tokens(inspection.protected_tokens)}"
-                        ),
-                        classes="inspector-title",
+                    count = len(inspection.protected)
+                    yield _title(
+                        [
+                            f"Protected head: {count} messages · {{tokens}}",
+                            f"Protected head: {count} · {{tokens}}",
+                            f"Head {count} · {{tokens}}",
+                        ],
+                        inspection.protected_tokens,
                         id="inspector-protected-title",
                     )
                     yield Static(Text("in the summary, not kept"), classes="inspector-note")
                     yield DataTable(id="inspector-protected", cursor_type="row", zebra_stripes=True)
-                yield Static(
-                    Text(
-                        f"Summarised: {len(inspection.summarised)} messages · {_tokens(inspection.summarised_tokens)}"
-                    ),
-                    classes="inspector-title",
+                count = len(inspection.summarised)
+                yield _title(
+                    [
+                        f"Summarised: {count} messages · {{tokens}}",
+                        f"Summarised {count} · {{tokens}}",
+                        "Summarised {tokens}",
+                    ],
+                    inspection.summarised_tokens,
                 )
                 yield DataTable(id="inspector-summarised", cursor_type="row", zebra_stripes=True)
             with Vertical(classes="inspector-part", id="inspector-summary-part"):
@@ -227,11 +242,15 @@ class CompactionInspector(Screen[str | None]):
                     )
             with Vertical(classes="inspector-part", id="inspector-kept-part"):
                 kept_from = inspection.first_kept_entry_id or "?"
-                yield Static(
-                    Text(
-                        f"Kept from ▼ {kept_from}: {len(inspection.kept)} messages · {_tokens(inspection.kept_tokens)}"
-                    ),
-                    classes="inspector-title",
+                count = len(inspection.kept)
+                yield _title(
+                    [
+                        f"Kept from ▼ {kept_from}: {count} messages · {{tokens}}",
+                        f"Kept: {count} messages · {{tokens}} · ▼ {kept_from}",
+                        f"Kept: {count} messages · {{tokens}}",
+                        f"Kept {count} · {{tokens}}",
+                    ],
+                    inspection.kept_tokens,
                 )
                 yield DataTable(id="inspector-kept", cursor_type="row", zebra_stripes=True)
         yield KompaktFooter()
@@ -267,7 +286,7 @@ class CompactionInspector(Screen[str | None]):
     @staticmethod
     def _fill(table: DataTable, rows: list[InspectedMessage]) -> None:
         # The DataTable draws only the visible rows, so thousands of summarised messages stay cheap.
-        table.add_column("tokens", key="tokens")
+        table.add_column("≈tokens", key="tokens")  # estimates, as in the titles
         table.add_column("message", key="message")
         table.add_rows((Text(f"{row.tokens:,}", justify="right"), safe_text(row.text[:200])) for row in rows)
 
