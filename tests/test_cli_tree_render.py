@@ -19,7 +19,7 @@ from rich.text import Text
 
 from bench.gen_session import generate
 from tests import factories as f
-from tui.cli import _ROW_STYLES, _shown_prefix
+from tui.cli import _ROW_STYLES
 from tui.session.display import flat
 from tui.session.sanitize import sanitize
 from tui.session.store import SessionStore
@@ -46,7 +46,7 @@ def draw(path: str) -> str:
     lines = []
     columns = max(8, console.width - 30)
     for row in rows:
-        line = Text(_shown_prefix(row, columns), style="bright_black")
+        line = Text(row.shown_prefix(columns), style="bright_black")
         if row.on_active_path:
             line.append("• ", style="green")
         if row.label:

@@ -9,6 +9,7 @@ from pathlib import Path
 import orjson
 
 from bench.tree_cli import branchy
+from tests.pages import until
 from tui import cli
 from tui.session.store import SessionStore
 from tui.session.tree_view import render_tree
@@ -45,3 +46,22 @@ def test_text_rows_of_a_deep_tree_fit_the_terminal(tmp_path: Path, monkeypatch) 
     lines = run(["tree", str(path)], monkeypatch).decode().splitlines()
     assert len(lines) == 4501 and max(len(line) for line in lines) <= 100
     assert any(line.startswith("…") for line in lines)
+
+
+async def test_the_panes_rows_of_a_deep_tree_keep_their_text_on_screen(tmp_path: Path) -> None:
+    """As `kompakt tree` does: a prefix wider than the list loses its left end, so the entry text shows."""
+    from tests.test_tui_tree import TreeHost, lines
+
+    path = tmp_path / "deep.jsonl"
+    branchy(path, 1500)
+    with SessionStore.open(path, read_only=True) as store:
+        tree, leaf = store.tree, store.leaf_id
+    app = TreeHost(tree, leaf)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.view
+        await until(pilot, lambda: view.selected_id == leaf and lines(view))
+        drawn = lines(view)
+        assert view.selector is not None and max(r.width for r in view.selector.rows) > 4000
+        assert drawn and all(len(line) <= view.size.width for line in drawn)
+        assert all("…" in line and ("user:" in line or "assistant:" in line) for line in drawn), drawn
+        assert any(line.startswith("› ") and line.endswith("← active") for line in drawn)

@@ -96,13 +96,6 @@ _ROW_STYLES = {
 JSON_PREFIX_COLUMNS = 120
 
 
-def _shown_prefix(row: Any, columns: int) -> str:
-    """The row's prefix, or ``…`` and its last ``columns - 1`` characters when it is wider."""
-    if row.width <= columns:
-        return row.prefix
-    return "…" + row.prefix_tail(columns - 1)
-
-
 def _painter(console: Any) -> Callable[[str, str], str]:
     """``paint(text, style)``: the text with the escape codes rich's console would give it."""
     from rich.style import Style
@@ -160,7 +153,7 @@ def _tree_line(paint: Callable[[str, str], str], width: int, row: Any, prefix: s
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    from tui.session.tree_view import render_tree
+    from tui.session.tree_view import TEXT_COLUMNS, render_tree
 
     store = open_session(args.file)
     leaf = _leaf(store, args.leaf)
@@ -170,7 +163,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
             [
                 {
                     "id": r.entry_id,
-                    "prefix": _shown_prefix(r, JSON_PREFIX_COLUMNS),
+                    "prefix": r.shown_prefix(JSON_PREFIX_COLUMNS),
                     "indent": r.width,
                     "text": r.text,
                     "label": r.label,
@@ -186,9 +179,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
     console = _console()
     # A deep tree's prefix is wider than any terminal: its left end is elided, so each row costs the
     # terminal's width and not the tree's depth.
-    prefix_columns = max(8, console.width - 30)
+    prefix_columns = max(8, console.width - TEXT_COLUMNS)
     paint = _painter(console)
-    out = [_tree_line(paint, console.width, row, _shown_prefix(row, prefix_columns)) for row in rows]
+    out = [_tree_line(paint, console.width, row, row.shown_prefix(prefix_columns)) for row in rows]
     out.append(_crop_pieces(paint, console.width, [(f"({len(rows)} rows)", "bright_black")]))
     # Written at once, styled as rich would: rich's per-row Text and print took most of the command's time.
     console.file.write("\n".join(out) + "\n")

@@ -28,7 +28,7 @@ from textual.strip import Strip
 from tui.session.display import flat
 from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
-from tui.session.tree_view import FILTER_CYCLE, BuiltView, FilterMode, Row, TreeSelector
+from tui.session.tree_view import FILTER_CYCLE, TEXT_COLUMNS, BuiltView, FilterMode, Row, TreeSelector
 from widgets.read_only import session_read_only
 
 LOADING_TEXT = "Loading the session tree…"
@@ -441,8 +441,8 @@ class SessionTreeView(ScrollView, can_focus=True):
         s = self._style
         highlight = s("session-tree--selected") if selected else Style()
         parts: list[tuple[str, Style]] = [("› " if selected else "  ", s("session-tree--cursor"))]
-        if row.prefix:
-            parts.append((row.prefix, s("session-tree--prefix")))
+        if prefix := row.shown_prefix(max(8, width - 2 - TEXT_COLUMNS)):  # as `kompakt tree` elides it
+            parts.append((prefix, s("session-tree--prefix")))
         if row.on_active_path:
             parts.append(("• ", s("session-tree--active")))
         if row.label:

@@ -33,6 +33,7 @@ FILTER_TAGS: dict[str, str] = {
     "all": " [all]",
 }
 LABEL_TIME_TAG = " [+label time]"
+TEXT_COLUMNS = 30  # what a row keeps for its text when its prefix is wider than the rest of the line
 _ROOT = "\0root"
 # Bookkeeping entries that only the "all" (and labeled-only) views show.
 _SETTINGS_TYPES = frozenset(
@@ -70,6 +71,13 @@ class Row:
     @property
     def prefix(self) -> str:
         return self.prefix_tail(self.width)
+
+    def shown_prefix(self, columns: int) -> str:
+        """The prefix, or ``…`` and its last ``columns - 1`` characters when it is wider: a deep tree's
+        rows keep their text on screen, and drawing one costs the width, not the tree's depth."""
+        if self.width <= columns:
+            return self.prefix
+        return "…" + self.prefix_tail(columns - 1)
 
     def prefix_tail(self, columns: int) -> str:
         """The last ``columns`` characters of the prefix, built without walking the lead past them."""
