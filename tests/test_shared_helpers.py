@@ -121,3 +121,43 @@ def test_text_blocks_are_joined_in_one_place() -> None:
         if pattern.search(line)
     ]
     assert copies == []
+
+
+@pytest.mark.parametrize("formatter", list(BEFORE), ids=lambda fn: f"{fn.__module__}.{fn.__name__}")
+def test_huge_counts_are_in_billions_and_trillions_everywhere(formatter) -> None:
+    """A file can record a tokensBefore of a trillion (recorded_count takes up to 10**15): the timeline
+    showed '1000000M', the chart and the inspector '1000000000.0k'."""
+    shown = [formatter(count) for count in (10**9, 2_500_000_000, 10**12, 10**15 - 1)]
+    assert [text[-1] for text in shown] == ["B", "B", "T", "T"], shown
+    assert all(len(text) <= 7 for text in shown), shown
+    assert shown[1].startswith("2.5"), shown
+
+
+async def test_the_timeline_shows_a_trillion_token_compaction_in_trillions() -> None:
+    from textual.app import App, ComposeResult
+
+    from tests.pages import until
+    from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
+    from widgets.timeline import CompactionTimeline
+
+    path = compacted_path()
+    path[12]["tokensBefore"] = 10**12
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield CompactionTimeline()
+
+        def on_mount(self) -> None:
+            widget = self.query_one(CompactionTimeline)
+            widget.update_timeline(path, WINDOW, RESERVE, KEEP)
+            widget.expanded = True
+
+    app = Host()
+    async with app.run_test(size=(100, 40)) as pilot:
+        widget = app.query_one(CompactionTimeline)
+
+        def text() -> str:
+            return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
+
+        await until(pilot, lambda: "Past compactions" in text())
+        assert " 1T → " in text() and "000000M" not in text(), text()
