@@ -57,6 +57,31 @@ def test_dash_c_demo_resumes_the_latest_copy_and_old_copies_are_pruned(tmp_path,
     assert demo_copies() == sorted(opened, reverse=True)[:DEMO_COPIES_KEPT]  # resuming prunes nothing
 
 
+def test_pruning_never_deletes_a_demo_copy_in_use_or_written_to(tmp_path, monkeypatch) -> None:
+    """QA: six more `kompakt --demo` runs deleted a copy another kompakt had open and was writing, and an
+    older one holding the user's /name and messages."""
+    monkeypatch.setenv("KOMPAKT_HOME", str(tmp_path / "home"))
+    in_use = open_session(Launch("demo", cwd=tmp_path)).store  # stays open: its lock is held
+    written = open_session(Launch("demo", cwd=tmp_path)).store
+    written.append_session_info("my demo work")
+    written.append_message({"role": "user", "content": "my own question", "timestamp": 1})
+    written.close()
+    untouched = open_session(Launch("demo", cwd=tmp_path)).store
+    untouched.close()
+    for _ in range(DEMO_COPIES_KEPT + 2):
+        open_session(Launch("demo", cwd=tmp_path)).store.close()
+    copies = demo_copies()
+    assert in_use.path in copies and written.path in copies  # kept, however old
+    assert untouched.path not in copies  # an untouched old copy is still pruned
+    assert len(copies) == DEMO_COPIES_KEPT + 2
+    in_use.append_message({"role": "user", "content": "still writing", "timestamp": 2})
+    assert (
+        SessionStore.open(in_use.path, read_only=True).get_branch()[-1]["message"]["content"]
+        == "still writing"
+    )
+    in_use.close()
+
+
 def test_the_session_list_shows_demo_copies_but_dash_c_does_not_continue_them(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("KOMPAKT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi"))

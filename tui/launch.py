@@ -8,6 +8,7 @@ when another kompakt holds its lock), ``watch FILE`` follows a file another proc
 
 from __future__ import annotations
 
+import fcntl
 import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -56,11 +57,40 @@ def demo_copies() -> list[Path]:
     return sorted((p for p in folder.glob("demo-*.jsonl") if p.is_file()), reverse=True)
 
 
-def prune_demo_copies(keep: int = DEMO_COPIES_KEPT) -> None:
-    """Delete all but the newest ``keep`` demo copies (and what their stores left beside them)."""
+def prune_demo_copies(pristine: Path, keep: int = DEMO_COPIES_KEPT) -> None:
+    """Delete all but the newest ``keep`` demo copies (and what their stores left beside them), but never
+    one that a kompakt has open (its lock is held) or that holds more than the bundled demo (the user wrote
+    to it: a message, a /name, a navigation): that is the user's session now. ``pristine`` is a copy as
+    built, to compare with."""
+    lines = _line_count(pristine)
     for old in demo_copies()[keep:]:
+        if old == pristine or _in_use(old) or _line_count(old) != lines:
+            continue
         for leftover in (old, *old.parent.glob(old.name + ".*")):
             leftover.unlink(missing_ok=True)
+
+
+def _line_count(path: Path) -> int:
+    try:
+        with path.open("rb") as file:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: file.read(1 << 16), b""))
+    except OSError:
+        return -1  # unreadable: not known to be untouched, so kept
+
+
+def _in_use(path: Path) -> bool:
+    """Whether another store holds the file's lock (a kompakt has it open to write)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing the descriptor drops the shared lock taken to test
+    return False
 
 
 def _demo_session(launch: Launch) -> OpenedSession:
@@ -71,7 +101,7 @@ def _demo_session(launch: Launch) -> OpenedSession:
         path, what = copies[0], "the latest demo copy"
     else:
         path, what = build_demo(demo_path(), str(launch.cwd)), "a new copy"
-        prune_demo_copies()
+        prune_demo_copies(path)
     store = SessionStore.open(path, on_locked="read_only")
     notices = [
         f"Demo session ({what}, at {path}): explore the tree (F2), the timeline (F4) and the settings (F5)."
