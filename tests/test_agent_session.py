@@ -444,6 +444,7 @@ async def test_context_usage_is_estimated_right_after_a_compaction(
         estimate / SMALL_WINDOW * 100,
         True,
         compaction_id,
+        None,  # the main model's window (no MoA aggregator)
     )
 
     fake_openai.queue(Reply.text_reply("answer three", usage=(500, 20)))

@@ -561,3 +561,53 @@ async def test_a_retry_after_an_overflow_keeps_the_drafts_of_the_turn(
     overflowed, retried = fake_openai.hits_for("fake")[1:3]
     assert "the useful draft" in request_text(overflowed.body)
     assert "the useful draft" in request_text(retried.body)
+
+
+def test_the_figures_use_the_aggregators_window_while_it_writes_the_replies(tmp_path: Path) -> None:
+    """The status bar and the timeline showed the main model's window under MoA, while the reply (and
+    the threshold check) has to fit the aggregator's."""
+    settings = make_settings(
+        None,
+        context_window=200_000,
+        models={MODEL: {"contextWindow": 200_000}, "openai/small": {"contextWindow": 16_000}},
+        moa={"enabled": True, "referenceModels": [REF_A], "aggregator": "openai/small"},
+    )
+    session = make_session(tmp_path, settings)
+    assert session.window_model == "openai/small" and session.acting_context_window == 16_000
+    usage = session.context_usage()
+    assert usage is not None and usage.context_window == 16_000 and usage.window_model == "openai/small"
+    assert session.context_breakdown().context_window == 16_000
+    session.set_moa(False)  # the main model answers again: its window, no name
+    usage = session.context_usage()
+    assert usage is not None and usage.context_window == 200_000 and usage.window_model is None
+
+
+def test_the_status_bar_names_the_model_whose_window_it_shows() -> None:
+    from widgets.status_bar import StatusBar
+
+    bar = StatusBar()
+    bar.show_context(4000, 16_000, False)
+    bar.window_model = "openai/small"
+    assert "4.0k/16.0k (25%) of openai/small" in bar.render().plain
+
+
+async def test_moa_on_and_off_switch_the_window_the_screen_shows(tmp_path: Path, monkeypatch) -> None:
+    """/moa off left the aggregator's window (and its name) in the status bar and the timeline."""
+    from tests.app_e2e_helpers import isolated_home, make_app, ready, submit, wait_until
+    from tui.launch import Launch
+
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(
+        'model = "kompakt-offline/echo"\n\n[models."kompakt-offline/agg"]\ncontextWindow = 16000\n\n'
+        '[moa]\nenabled = true\nreferenceModels = ["kompakt-offline/echo"]\naggregator = "kompakt-offline/agg"\n'
+    )
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: screen.status.context_window == 16_000, "the aggregator's window")
+        assert screen.status.window_model == "kompakt-offline/agg"
+        assert screen.timeline.timeline.context_window == 16_000
+        await submit(pilot, "/moa off")
+        await wait_until(pilot, lambda: screen.status.context_window != 16_000, "the main model's window")
+        assert screen.status.window_model == ""
+        await wait_until(pilot, lambda: screen.timeline.timeline.context_window != 16_000, "the timeline's")

@@ -34,7 +34,8 @@ class StatusBar(Widget):
     HELP = """
 ## Status bar
 The session's name (once `/name` gave it one), the model (and whether it runs offline), the context size against the model's window, the session
-cost, whether litellm is still loading, and the tool iterations of the current turn. A context size
+cost, whether litellm is still loading, and the tool iterations of the current turn. With MoA on,
+the window is the aggregator's (it writes the reply) and the bar names it ("… of MODEL"). A context size
 marked `≈` is an estimate (about four characters a token): no reply since the last compaction has
 reported its usage yet, or the last one came from the offline model, whose usage is its own estimate.
 Unmarked, it is the provider's count from the last reply (plus an estimate of what came after it).
@@ -51,6 +52,7 @@ When the figure moves because its source changed, the bar says "measured now, wa
     replaced_figure: reactive[int | None] = reactive(None)
     replaced_was_estimated: reactive[bool] = reactive(False)
     context_window: reactive[int] = reactive(0)
+    window_model: reactive[str] = reactive("")  # whose window it is, when not the model's (MoA)
     cost: reactive[float] = reactive(0.0)
     litellm_loading: reactive[bool] = reactive(False)
     iteration: reactive[int] = reactive(0)
@@ -96,6 +98,8 @@ When the figure moves because its source changed, the bar says "measured now, wa
                 percent = 100 * self.context_tokens / self.context_window
                 style = "$error" if percent >= 90 else "$warning" if percent >= 75 else ""
                 label = f"{used}/{short_tokens(self.context_window)} ({percent:.0f}%)"
+                if self.window_model:  # MoA: the aggregator writes the reply, so its window applies
+                    label += f" of {sanitize(self.window_model)}"
                 parts.append(Content.styled(label, style) if style else Content(label))
             else:
                 parts.append(Content(f"{used} tokens"))

@@ -140,6 +140,7 @@ class ContextUsage(NamedTuple):
     percent: float
     estimated: bool = False
     compaction_id: str | None = None
+    window_model: str | None = None  # whose window it is when not the main model's (a MoA aggregator)
 
 
 def system_prompt(workspace: Path) -> str:
@@ -247,6 +248,20 @@ class AgentSession:
     @property
     def context_window(self) -> int:
         return self.provider.context_window(self.model)
+
+    @property
+    def window_model(self) -> str:
+        """The model whose context window the next reply must fit: the MoA aggregator while MoA is on
+        with reference models (it writes the reply, and the threshold check uses its window), else the
+        main model."""
+        if self.moa_enabled and self.settings.moa.reference_models:
+            return self.moa_aggregator
+        return self.model
+
+    @property
+    def acting_context_window(self) -> int:
+        """The context window of :attr:`window_model` (what the status bar and the timeline show)."""
+        return self.provider.context_window(self.window_model)
 
     @property
     def summary_model(self) -> str:
@@ -1021,15 +1036,16 @@ class AgentSession:
         """The current context by category (total: :meth:`context_usage`'s tokens)."""
         return context_breakdown(
             self.store.get_branch(),
-            context_window=self.context_window,
+            context_window=self.acting_context_window,
             reserve_tokens=self.settings.compaction.reserve_tokens,
             system_prompt=system_prompt(self.workspace),
             tool_definitions=tool_definitions(self.tools),
         )
 
     def context_usage(self) -> ContextUsage | None:
-        """The context size the CLI and the timeline show (``context_size``); None when the window is unknown."""
-        window = self.context_window
+        """The context size the CLI and the timeline show (``context_size``) against the window that
+        applies (:attr:`window_model`'s); None when the window is unknown."""
+        window = self.acting_context_window
         if window <= 0:
             return None
         path = self.store.get_branch()
@@ -1037,7 +1053,10 @@ class AgentSession:
         estimated = not estimate.measured
         latest = latest_compaction_index(path)
         compaction_id = path[latest].get("id") if latest >= 0 else None
-        return ContextUsage(estimate.tokens, window, estimate.tokens / window * 100, estimated, compaction_id)
+        other = self.window_model if self.window_model != self.model else None
+        return ContextUsage(
+            estimate.tokens, window, estimate.tokens / window * 100, estimated, compaction_id, other
+        )
 
     @property
     def cost_total(self) -> float:

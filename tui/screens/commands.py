@@ -197,6 +197,8 @@ def toggle_moa(screen: MainScreen, argument: str) -> None:
         screen.notify("Usage: /moa on|off", severity="warning")
         return
     screen.agent.set_moa(word == "on")
+    screen.refresh_status()  # the window that applies is the aggregator's while MoA is on
+    screen.refresh_timeline()
     references = screen.app.current_settings.moa.reference_models
     models = ", ".join(references) or "none configured (set moa.referenceModels)"
     screen.notify(f"Mixture of Agents {word}. Reference models: {models}")

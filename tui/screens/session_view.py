@@ -99,6 +99,7 @@ def show_status(screen: MainScreen) -> None:
         status.show_context(None, 0, False)
     else:
         status.show_context(usage.tokens, usage.context_window, usage.estimated, usage.compaction_id)
+    status.window_model = (usage.window_model or "") if usage is not None else ""
     status.cost = agent.cost_total
     status.session_settings = bool(agent.session_overrides)
     status.max_iterations = screen.app.current_settings.agent.max_iterations
@@ -114,7 +115,7 @@ def fill_preview(screen: MainScreen, timeline: CompactionTimeline) -> None:
     compaction = agent.settings.compaction  # with this session's own values, if any
     timeline.update_timeline(
         agent.store.get_branch(),
-        context_window=agent.context_window,
+        context_window=agent.acting_context_window,  # a MoA aggregator's window while it replies
         reserve_tokens=compaction.reserve_tokens,
         keep_recent_tokens=compaction.keep_recent_tokens,
         calibrate=compaction.calibrate,
