@@ -142,3 +142,18 @@ def test_a_label_appended_after_a_search_is_found_by_the_same_search(tmp_path) -
     selector.refresh()
     assert [r.entry_id for r in selector.rows] == [target]
     assert _shape(selector.rows) == _shape(render_tree(tree, leaf, "default", "zebra"))
+
+
+def test_views_kept_are_bounded_by_their_rows_beyond_the_newest_two(tmp_path, monkeypatch) -> None:
+    """A 100k-entry tree's views are tens of MB each: a filter toggled back is kept, not eight of them."""
+    import tui.session.tree_view as tree_view
+
+    tree, leaf = _tree(tmp_path, 1)
+    selector = TreeSelector(tree, leaf)
+    monkeypatch.setattr(tree_view, "_ROWS_KEPT", len(selector.rows) + 1)
+    for mode in FILTER_CYCLE[1:]:
+        selector.set_filter(mode)
+    assert len(selector._views) == 2  # the newest two, though together over the budget
+    selector.set_filter("labeled-only")  # the one before: still kept
+    assert selector.builds == len(FILTER_CYCLE)
+    assert _shape(selector.rows) == _shape(render_tree(tree, leaf, "labeled-only"))

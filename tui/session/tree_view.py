@@ -431,6 +431,7 @@ class _EntryCache:
 _View = tuple[VisibleForest, list[Row], dict[str, int]]
 _ViewKey = tuple[int, str | None, str, tuple[str, ...]]  # (tree size, leaf, filter, search words)
 _VIEWS_KEPT = 8  # a view of 100k rows is tens of MB: keep only a few
+_ROWS_KEPT = 250_000  # … and, beyond the newest two, no more rows in all (three views of a 100k tree)
 
 
 @dataclass(frozen=True)
@@ -567,8 +568,11 @@ class TreeSelector:
         with self._views_lock:
             self._views[key] = view
             self._views.move_to_end(key)
-            while len(self._views) > _VIEWS_KEPT:
-                self._views.popitem(last=False)
+            views = self._views
+            while len(views) > _VIEWS_KEPT or (
+                len(views) > 2 and sum(len(rows) for _, rows, _ in views.values()) > _ROWS_KEPT
+            ):
+                views.popitem(last=False)
 
     def show(self, built: BuiltView) -> bool:
         """Show ``built`` if it is still the wanted view (False, and nothing changes, if it is not)."""
