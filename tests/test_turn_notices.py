@@ -55,6 +55,33 @@ async def test_an_overflow_with_nothing_to_compact_says_the_request_failed(
     assert any("overflowed the context window of openai/fake and could not be recovered" in t for t in errors)
 
 
+async def test_a_reply_over_the_window_with_nothing_to_compact_gets_the_advice_not_everything_fits(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    """QA (D10): a 2 MB paste answered with a usage of 389 % of the window said "Nothing to compact:
+    everything fits in the recent budget", twice. It says why nothing could be summarised, once."""
+    settings = make_settings(
+        fake_openai, context_window=SMALL_WINDOW, compaction={"autoContinue": False}, retry={"enabled": False}
+    )
+    session = make_session(tmp_path, settings, summarize=fake_summarize)
+    events = Recorder()
+    session.subscribe(events)
+    fake_openai.queue(Reply.text_reply("read it", usage=(77_800, 20)))  # 389 % of 20,000
+
+    await session.prompt("a huge paste: " + "x" * 311_000)
+    fake_openai.queue(Reply.text_reply("still here", usage=(77_900, 20)))
+    await session.prompt("and then?")
+
+    texts = [n.text for n in events.of(Notice)]
+    assert not any("everything fits in the recent budget" in t for t in texts)
+    (advice,) = [t for t in texts if "found nothing to summarise" in t]  # once, not after every turn
+    assert (
+        "77,820 tokens" in advice
+        and "the newest turn (the last user message and the 1 message after it)" in advice
+    )
+    assert "more than keepRecentTokens (20,000)" in advice
+
+
 # --- D10 (issue 13): over the threshold with nothing to summarise -------------------------------
 def test_the_skip_advice_names_the_cause_with_the_figures() -> None:
     from tests import factories as fx

@@ -686,6 +686,11 @@ class AgentSession:
             # "Nothing to compact" alone would hide that the request itself failed.
             text = prompts.render("overflow_unrecovered", model=model, reason=result.message)
             self._emit(Notice("error", text))
+        elif isinstance(result, CompactionSkip):
+            # A reply that came back over the window: the planner's "everything fits in the recent
+            # budget" would read as false at 389 % (D10); the advice names the cause with the figures.
+            used = calculate_context_tokens(message.get("usage") or {})
+            self._advise_skip(result, used, self._threshold(window))
         return None
 
     def _drop_failed_reply(self, message: Message) -> None:
@@ -826,7 +831,7 @@ class AgentSession:
         finally:
             self._set_state(compacting=False)
         if isinstance(result, CompactionSkip):
-            if reason != "threshold":  # over the threshold, _advise_skip says why, once per state
+            if reason == "manual":  # an automatic one says why in _advise_skip, once per state
                 self._emit(Notice("info", result.message))
             return end("skip", skip=result, tokens_before=result.tokens_before or None)
         if result.message:

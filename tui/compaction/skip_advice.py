@@ -2,7 +2,7 @@
 
 The planner's skip says only "nothing to compact". Over the threshold that leaves the user with a
 full context and no idea what to change, so this names the cause from the path itself (the newest
-message alone is larger than keepRecentTokens, everything since the last compaction fits the budget,
+message or the newest turn alone is larger than keepRecentTokens, everything since the last compaction fits the budget,
 or the last entry is already a compaction) and the two ways out. ``skip_state`` is what must change
 before the advice is worth repeating: the skip's reason, the latest compaction and the budgets.
 """
@@ -29,14 +29,27 @@ def explain_skip(
     """The advice for an automatic compaction that skipped while ``context_tokens`` > ``threshold``."""
     path = effective_path(path_entries)
     messages = [e for e in path[compaction_boundary(path).start :] if e.get("type") == "message"]
-    newest = estimate_tokens(messages[-1]["message"]) if messages else 0
-    tail = sum(estimate_tokens(e["message"]) for e in messages)
+    sizes = [estimate_tokens(e["message"]) for e in messages]
+    newest = sizes[-1] if sizes else 0
+    tail = sum(sizes)
+    # The newest turn starts at the last user message; it is kept whole, whatever keepRecentTokens says.
+    turn_start = next(
+        (i for i in range(len(messages) - 1, -1, -1) if messages[i]["message"].get("role") == "user"), 0
+    )
+    turn = sum(sizes[turn_start:])
     if skip_reason == SKIP_ALREADY_COMPACTED:
         why = "the last entry is already a compaction, and its summary with the messages it kept is what fills it"
     elif newest >= keep_recent_tokens:
         why = (
             f"the newest message alone is about {newest:,} tokens, more than keepRecentTokens "
             f"({keep_recent_tokens:,}), and the newest turn is always kept"
+        )
+    elif turn >= keep_recent_tokens:
+        after = len(messages) - turn_start - 1
+        why = (
+            f"the newest turn (the last user message and the {after} message{'s' if after != 1 else ''} "
+            f"after it) is about {turn:,} tokens, more than keepRecentTokens ({keep_recent_tokens:,}), "
+            "and the newest turn is always kept"
         )
     else:
         count = len(messages)
