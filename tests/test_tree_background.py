@@ -9,8 +9,8 @@ final filter and query (:func:`render_tree`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,6 +57,16 @@ def _builds_held(selector: TreeSelector) -> Iterator[None]:
         yield
 
 
+@asynccontextmanager
+async def _build_held_after(pilot, view: SessionTreeView, *keys: str) -> AsyncIterator[None]:
+    """Press ``keys``; the build they start waits until the block ends, as a 100k-entry build takes a while."""
+    assert view.selector is not None
+    with _builds_held(view.selector):
+        await pilot.press(*keys)
+        await wait_until(pilot, lambda: view._building, f"the build after {keys}")
+        yield
+
+
 def _footer(app: TreeHost) -> str:
     return str(app.query_one("#tree-footer").content)
 
@@ -92,9 +102,7 @@ async def test_keys_typed_while_a_build_runs_end_with_the_rows_of_the_final_quer
         view = app.view
         selector = await _settled(pilot, view)
         before = _ids(selector)
-        with _builds_held(selector):
-            await pilot.press("t")
-            await wait_until(pilot, lambda: view._building, "the build for 't'")
+        async with _build_held_after(pilot, view, "t"):
             await pilot.press("u", "r", "n", "space", "1")  # typed while the build for "t" waits
             await until(pilot, lambda: _footer(app).endswith(BUSY_TAG))
             assert selector.query == "turn 1" and _footer(app).endswith(BUSY_TAG)
@@ -111,9 +119,7 @@ async def test_a_filter_change_during_a_running_search_gives_the_rows_of_both(bi
     async with app.run_test(size=SIZE) as pilot:
         view = app.view
         selector = await _settled(pilot, view)
-        with _builds_held(selector):
-            await pilot.press(*"turn")
-            await wait_until(pilot, lambda: view._building, "the search's build")
+        async with _build_held_after(pilot, view, *"turn"):
             await pilot.press("ctrl+u")  # user-only while the search builds
             await until(pilot, lambda: "[user]" in _footer(app))
             assert "[user]" in _footer(app) and _footer(app).endswith(BUSY_TAG)
@@ -128,9 +134,7 @@ async def test_cursor_moves_while_a_build_runs_and_the_selection_survives_it(big
     async with app.run_test(size=SIZE) as pilot:
         view = app.view
         selector = await _settled(pilot, view)
-        with _builds_held(selector):
-            await pilot.press("ctrl+t")
-            await wait_until(pilot, lambda: view._building, "the filter's build")
+        async with _build_held_after(pilot, view, "ctrl+t"):
             start = selector.selected_index
             await pilot.press("up", "up")  # on the rows shown, at once
             assert selector.selected_index == start - 2
@@ -172,9 +176,7 @@ async def test_a_search_with_no_rows_says_it_is_searching_while_the_next_key_bui
         await pilot.press(*"zzqx")
         selector = await _settled(pilot, view)
         assert not selector.rows and lines(view) == ["  No entries found"]
-        with _builds_held(selector):
-            await pilot.press("backspace")
-            await wait_until(pilot, lambda: view._building, "the build after backspace")
+        async with _build_held_after(pilot, view, "backspace"):
             await until(pilot, lambda: lines(view) == [f"  {BUSY_TEXT}"])
             assert lines(view) == [f"  {BUSY_TEXT}"]
         selector = await _settled(pilot, view)
