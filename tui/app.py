@@ -102,10 +102,12 @@ class KompaktApp(App[None]):
         *,
         load_result: LoadResult | None = None,
         start_background: bool = True,
+        prefetch: bool = True,
     ) -> None:
         super().__init__()
         self.launch = launch or Launch()
-        self._prefetch = prefetch_for(self.launch)  # the file is read while Textual starts
+        # The file is read while Textual starts; not when the caller opened it already (run_tui).
+        self._prefetch = prefetch_for(self.launch) if prefetch else None
         self.settings_changed: Signal[tuple[Settings, list]] = Signal(self, "settings_changed")
         self.litellm_loaded: Signal[bool] = Signal(self, "litellm_loaded")
         self.load_result = load_result

@@ -897,10 +897,15 @@ def run_tui(
         launch.session_dir = Path(expand_home(session_dir))
     # A file named on the command line that cannot be opened (not a session, an unknown version) is an
     # error here, before the screen takes over: the TUI's fallback of a new session is for -c and friends.
-    opened = launch_session(launch) if path is not None else None
+    opened = None
+    if path is not None:
+        from tui.loading_note import open_with_note
+
+        opened = open_with_note(Path(path), lambda: launch_session(launch))
     from tui.app import KompaktApp
 
-    app = KompaktApp(launch)
+    # The file is open already: no second read of it on a thread (the app's prefetch is for its own open).
+    app = KompaktApp(launch, prefetch=opened is None)
     if opened is not None:
         app.use_session(launch, opened)
     app.run()
