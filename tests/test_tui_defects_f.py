@@ -168,6 +168,29 @@ async def test_a_read_only_session_refuses_compaction_at_once_and_offers_no_writ
         assert app.launch.path.read_bytes() == before
 
 
+async def test_a_read_only_session_offers_no_edit_and_says_why_a_hidden_write_key_does_nothing(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """QA (D5): in ``watch`` a focused user message offered "Ctrl+E Edit & resend" in the footer and "edit"
+    in its header, and F8 with the message focused did nothing, silently."""
+    app, home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q1", "a1")])
+    before = app.launch.path.read_bytes()
+    app = make_app(home, Launch("watch", app.launch.path, tmp_path))
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        user = await wait_until(pilot, lambda: next(iter(screen.query(UserMessage)), None), "the message")
+        user.focus()
+        await wait_until(pilot, lambda: "Copy" in screen_text(app).splitlines()[-1], "its footer")
+        assert "Edit" not in screen_text(app).splitlines()[-1]
+        assert not user.query_one(".-edit").display or not user.query_one(".-edit").region.width
+        await pilot.press("ctrl+e")
+        await pilot.press("f8")
+        refused = "This session is open read-only: nothing can be written to it."
+        await wait_until(pilot, lambda: any(n[1] == refused for n in app.notes), "the refusal")
+        assert [n[1] for n in app.notes].count(refused) == 1  # F8 said it once; Ctrl+E is not offered
+        assert app.launch.path.read_bytes() == before
+
+
 async def test_an_unknown_command_keeps_its_text_and_a_double_slash_sends_one(
     tmp_path, monkeypatch, fake_openai
 ) -> None:

@@ -211,6 +211,12 @@ class UserMessage(ChatMessage):
     def compose_body(self) -> ComposeResult:
         yield Static(plain(self.copy_text()), classes="message--body")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A read-only session (watch, a locked file) offers no edit & resend: it would write a leaf move.
+        if action == "edit":
+            return not any(node.has_class("-read-only") for node in self.ancestors)
+        return True
+
     def action_edit(self) -> None:
         self.post_message(self.EditRequested(self.entry_id, sanitize(self.copy_text())))
 

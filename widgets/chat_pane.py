@@ -154,6 +154,7 @@ class ChatPane(VerticalScroll):
     DEFAULT_CSS = """
     ChatPane { layout: stream; height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     ChatPane > .-summarised { opacity: 55%; }
+    ChatPane.-read-only UserMessage .-edit { display: none; }  /* no edit & resend in a read-only session */
     """
     HELP = """
 ## Chat

@@ -76,6 +76,20 @@ async def run_slash(screen: MainScreen, action: Action, argument: str) -> None:
         screen.notify(reason, severity="warning")
 
 
+def refused_write_key(screen: MainScreen, key: str) -> bool:
+    """Whether ``key`` is the key (default or remapped) of a write the read-only session hides: D5 hides
+    it from the footer, so pressing it did nothing at all; it is refused in words instead."""
+    if not screen.read_only:
+        return False
+    keymap = screen.app.settings.keymap if screen.app.settings is not None else {}
+    for action in ACTIONS:
+        if action.writes and action.key and not action.on_app:
+            keys = keymap.get(action.binding_id, action.key)
+            if key in (k.strip() for k in keys.split(",")):
+                return refuse_read_only(screen)
+    return False
+
+
 def refuse_read_only(screen: MainScreen) -> bool:
     """True (and says so at once, before any model call) when the session is open read-only."""
     if not screen.read_only:

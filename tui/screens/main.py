@@ -199,6 +199,7 @@ class MainScreen(Screen[None]):
         self._stop_listening = store.on_change(lambda: self.post_message(SessionChanged()))
         await self.draw_chat()
         self.prompt.disabled = opened.read_only
+        self.chat.set_class(opened.read_only, "-read-only")  # no edit & resend on its messages
         self.prompt.placeholder = (
             f"Read-only: {store.path.name}"
             if opened.read_only
@@ -283,6 +284,10 @@ class MainScreen(Screen[None]):
     # --- commands: keys, slash commands and the palette run the action table ------------------
     async def action_command(self, name: str, argument: str = "") -> None:
         await commands.run(self, name, argument)
+
+    def on_key(self, event: events.Key) -> None:
+        if commands.refused_write_key(self, event.key):  # a write key hidden by read-only: say why
+            event.stop()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # D5: a read-only session offers no write (footer, palette, help) and refuses it.
