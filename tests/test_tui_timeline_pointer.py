@@ -14,9 +14,10 @@ from textual.message import Message
 from textual.widgets._footer import FooterKey
 from textual.widgets._tooltip import Tooltip
 
-from tests.app_e2e_helpers import new_session, offline_app_on, ready, wait_until
+from tests.app_e2e_helpers import new_session, offline_app_on, ready, screen_text, submit, wait_until
 from tests.test_tui_uncompact import SIZE, compacted_session
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
+from widgets.chat_pane import NewerBar
 from widgets.footer import KompaktFooter
 from widgets.timeline import CompactionTimeline
 from widgets.timeline_layout import BarLayout
@@ -287,10 +288,12 @@ async def test_clicking_a_segment_selects_it_in_the_tree_and_scrolls_the_chat(tm
         await wait_until(pilot, lambda: any(w.entry_id == answer for w in chat.message_widgets), "mounted")
 
 
-async def test_an_entry_far_back_is_selected_in_the_tree_without_mounting_the_whole_chat(
+async def test_an_entry_far_back_is_shown_in_a_window_around_it_without_mounting_the_whole_chat(
     tmp_path, monkeypatch
 ):
-    """Each message widget takes tens of ms to mount: the chat does not mount hundreds to reach one."""
+    """Each message widget takes tens of ms to mount: the chat does not mount hundreds to reach one.
+    It showed nothing ('too far back'); now it shows a few messages around the entry, scrolled to it,
+    with a bar for the newer ones, and an append (or End) returns to the latest."""
     store, ids = new_session(tmp_path, [(f"question {i}", f"answer {i}") for i in range(150)], chars=40)
     path = store.path
     store.close()
@@ -303,11 +306,30 @@ async def test_an_entry_far_back_is_selected_in_the_tree_without_mounting_the_wh
         await pilot.press("right")  # the first question, 280 messages above the mounted ones
         view = screen.tree_pane.view
         await wait_until(pilot, lambda: view.selected_id == ids[0], "the tree row")
-        await wait_until(pilot, lambda: "too far back" in screen.status.message, "the status line")
-        assert chat.first_loaded > chat.JUMP_ITEMS  # nothing was mounted for it
-        await pilot.press("escape", "left")  # the newest entry: in the chat
+        await wait_until(pilot, lambda: chat.jumped, "the window around it")
+        widgets = chat.message_widgets
+        assert len(widgets) <= 1 + chat.JUMP_AFTER and widgets[0].entry_id == ids[0]
+        await wait_until(
+            pilot, lambda: chat.scroll_offset.y <= widgets[0].virtual_region.y + 1, "scrolled to it"
+        )
+        await wait_until(pilot, lambda: "question 0q" in screen_text(app), "the question on screen")
+        (bar,) = chat.query(NewerBar)
+        assert "newer messages" in str(bar.render())
+        assert len(chat.items) == 300 and screen.status.message == ""
+        # Far forward again (the newest entry, in the hidden part): the window moves there.
+        await pilot.press("escape", "left")
         await wait_until(pilot, lambda: view.selected_id == ids[-1], "the newest row")
-        await wait_until(pilot, lambda: screen.status.message == "", "the status line cleared")
+        await wait_until(pilot, lambda: chat.message_widgets[-1].entry_id == ids[-1], "the newest in view")
+        # An append returns to the latest: the newest messages, none of the window, no bar.
+        screen.prompt.focus()
+        await submit(pilot, "after the jump")
+        await wait_until(pilot, lambda: not chat.jumped, "back to the latest")
+        await wait_until(
+            pilot,
+            lambda: any("after the jump" in str(w.message.get("content")) for w in chat.message_widgets),
+            "the new message",
+        )
+        assert chat.message_widgets[0].entry_id != ids[0] and not chat.query(NewerBar)
 
 
 async def test_a_summarised_segment_opens_its_fold_in_the_history_view_and_not_in_the_context_view(

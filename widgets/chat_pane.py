@@ -148,6 +148,25 @@ class LoadMoreBar(Static):
         self.post_message(self.Pressed())
 
 
+class NewerBar(Static):
+    """The bottom row after a far jump, while the newer messages are not mounted; a click returns."""
+
+    DEFAULT_CSS = """
+    NewerBar { color: $text-muted; text-align: center; height: 1; margin-top: 1; }
+    NewerBar:hover { color: $accent; }
+    """
+
+    class Pressed(TextualMessage):
+        pass
+
+    def show_count(self, count: int) -> None:
+        self.update(Content(f"▼ {count:,} newer messages (click or End to return to the latest)"))
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.post_message(self.Pressed())
+
+
 class ChatPane(VerticalScroll):
     """Scrolling log of chat messages with windowed loading, pruning and streaming replies."""
 
@@ -160,7 +179,9 @@ class ChatPane(VerticalScroll):
 ## Chat
 The current branch. **F9** switches between the history view (the default: every message of the branch,
 with what each compaction summarised folded behind a divider, and a ▼ line where the kept messages start)
-and the context view (exactly what the model sees). Scroll to the top to load older messages.
+and the context view (exactly what the model sees). Scroll to the top to load older messages. Pointing at
+a message far back (the timeline, the tree) shows a few messages around it; **End**, the ▼ bar at the
+bottom or sending a message returns to the latest.
 - **up / down**: move between messages (when one is focused)
 - **ctrl+c**: copy the focused message, **ctrl+e**: edit and resend your message
 - Typing while the chat or a message has focus goes to the prompt: nothing typed triggers an action.
@@ -177,8 +198,11 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
     INITIAL_ITEMS = 16
     BACKFILL_ITEMS = 30
     BACKFILL_LINES = 300
-    # scroll_to_entry mounts at most this many older messages to reach one (a few seconds' work).
+    # scroll_to_entry mounts at most this many older messages to reach one (a few seconds' work);
+    # farther back it shows a window around it instead: JUMP_BEFORE older and JUMP_AFTER newer ones.
     JUMP_ITEMS = 90
+    JUMP_BEFORE = 3
+    JUMP_AFTER = 20
     PRUNE_HIGH = 3000
     PRUNE_LOW = 1500
 
@@ -194,6 +218,10 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         self._stream_item: ChatItem | None = None
         self._stream_calls: list[str] = []  # the streaming reply's tool calls (its message has none yet)
         self._drawn = 0  # counts whole redraws (load_items), which replace every item
+        # After a far jump, the newer items that are not in _items (shown in the window) yet; the
+        # pane works on _items as ever (mounted == _items[_first:]) and rejoins them before any append.
+        self._tail: list[ChatItem] | None = None
+        self._newer_bar: NewerBar | None = None
         self.view = "history"  # or "context" (tui/screens/chat_view.py draws either)
         # Where printable keys typed on the chat go (the prompt); None leaves them unused.
         self.type_target: Callable[[str], None] | None = None
@@ -205,7 +233,13 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
 
     @property
     def items(self) -> list[ChatItem]:
-        return self._items
+        """Every item of the chat (a far jump's window and the newer ones after it)."""
+        return self._items if self._tail is None else [*self._items, *self._tail]
+
+    @property
+    def jumped(self) -> bool:
+        """Whether a far jump's window is shown (the newest messages are not mounted)."""
+        return self._tail is not None
 
     @property
     def message_widgets(self) -> list[ChatMessage]:
@@ -322,6 +356,8 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
 
     async def clear(self, keep: ChatMessage | None = None) -> None:
         """Remove every message (but ``keep``)."""
+        self._tail = None  # a redraw replaces every item, a far jump's window too
+        self._drop_newer_bar()
         await self.remove_children([widget for widget in self._mounted if widget is not keep])
         self._items, self._mounted, self._calls, self._first = [], [], {}, 0
         self._bar.show_count(0)
@@ -438,6 +474,8 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         self._items[insert_at:insert_at] = chunk
         self._mounted[offset:offset] = widgets
         self._reindex()
+        if before is None and self._newer_bar is not None:
+            before = self._newer_bar  # the window's last row stays the bar
         if before is not None:
             await self.mount_all(widgets, before=before)
         else:
@@ -489,6 +527,16 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
             return next((i for i, item in enumerate(self._items) if item.entry_id == entry_id), None)
 
         index = find()
+        if index is None and self._tail is not None:
+            index = next(
+                (len(self._items) + i for i, t in enumerate(self._tail) if t.entry_id == entry_id), None
+            )
+            if index is not None:
+                await self._jump_window(index)  # a newer message of the hidden tail
+                index = find()
+        if index is not None and self._first - index > self.JUMP_ITEMS:
+            await self._jump_window(index)
+            index = find()
         if index is None and (state := self._fold_holding(entry_id)) is not None:
             fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
             if fold_at is None or not await self._mount_from(fold_at):
@@ -511,6 +559,60 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         await self._next_refresh()  # the freshly mounted messages need their heights first
         self.scroll_to_widget(widget, top=True, animate=False, immediate=True)
         return True
+
+    async def _jump_window(self, index: int) -> None:
+        """Show item ``index`` of :attr:`items` with a few messages around it, not the messages up to the
+        newest (mounting each takes tens of ms); the bars say what is above and below. Not while a
+        reply streams: its widget stays last."""
+        if self._live_reply() is not None:
+            return
+        everything = self.items
+        stop = min(len(everything), index + 1 + self.JUMP_AFTER)
+        await self.remove_children(list(self._mounted))
+        self._drop_newer_bar()
+        self._drawn += 1  # like a redraw: a fold toggle in flight stops
+        self._items, tail = everything[:stop], everything[stop:]
+        self._tail = tail or None
+        self._first = max(0, index - self.JUMP_BEFORE)
+        self._mounted = [self._widget(item) for item in self._items[self._first :]]
+        self._reindex()
+        await self.mount_all(self._mounted)
+        self._bar.show_count(self._first)
+        if tail:
+            self._newer_bar = NewerBar()
+            self._newer_bar.show_count(len(tail))
+            await self.mount(self._newer_bar)
+        self.release_anchor()  # reading here: new rows must not pull the view down
+
+    def return_to_latest(self) -> None:
+        """Leave a far jump's window: the newest messages are shown again (mounted from the bottom up
+        as the pane fills, as at start-up). Synchronous, so a reply can begin at once."""
+        if self._tail is None:
+            return
+        removed = list(self._mounted)
+        self._items = [*self._items, *self._tail]
+        self._tail = None
+        self._drop_newer_bar()
+        self._first, self._mounted = len(self._items), []
+        self._reindex()
+        self.remove_children(removed)
+        self._bar.show_count(self._first)
+        self.anchor()
+        self.call_after_refresh(self._fill_viewport)
+
+    def _drop_newer_bar(self) -> None:
+        if self._newer_bar is not None:
+            self._newer_bar.remove()
+            self._newer_bar = None
+
+    @on(NewerBar.Pressed)
+    def _newer_pressed(self, event: NewerBar.Pressed) -> None:
+        event.stop()
+        self.return_to_latest()
+
+    def action_scroll_end(self) -> None:
+        self.return_to_latest()
+        super().action_scroll_end()
 
     def _fold_holding(self, entry_id: str) -> FoldState | None:
         """The folded run (history view) whose summarised messages hold ``entry_id``."""
@@ -539,7 +641,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
     def shows_entry(self, entry_id: str | None) -> bool:
         """Whether the entry is in the chat already (a redraw of the whole path may have drawn it before
         the event that announces it arrived)."""
-        return entry_id is not None and any(item.entry_id == entry_id for item in reversed(self._items))
+        return entry_id is not None and any(item.entry_id == entry_id for item in reversed(self.items))
 
     async def add_message(self, entry_or_message: Entry | Message) -> ChatMessage | None:
         """Append one entry or context message; a tool result joins its call when that is shown."""
@@ -557,6 +659,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
     async def add_tool_result(self, message: Message, entry_id: str | None = None) -> ChatMessage | None:
         """Attach a tool result to its call's widget; without a known call it gets its own row."""
         call_id = str(message.get("toolCallId"))
+        self.return_to_latest()
         index = self._calls.get(call_id)
         if index is None:
             return await self._append(ChatItem(message, entry_id))
@@ -569,6 +672,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         return None
 
     async def _append(self, item: ChatItem) -> ChatMessage:
+        self.return_to_latest()
         for call_id in tool_call_ids(item.message):
             self._calls[call_id] = len(self._items)
         self._items.append(item)
@@ -582,6 +686,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
         """Start a streaming assistant reply at the bottom of the log."""
         if self._stream is not None:
             self._stream.close()  # a reply that never finished (an error upstream) must not pin GC off
+        self.return_to_latest()
         item = ChatItem({"role": "assistant", "content": []})
         self._items.append(item)
         widget = AssistantMessage(item.message)
@@ -621,6 +726,7 @@ and the context view (exactly what the model sees). Scroll to the top to load ol
 
     async def begin_moa(self, models: Sequence[str], aggregator: str) -> MoaGroup:
         """Show a Mixture-of-Agents group with every reference waiting; feed it the MoA events."""
+        self.return_to_latest()
         item = ChatItem(record_message(MoaRecord(aggregator), models))
 
         def on_finish(message: Message, entry_id: str | None) -> None:

@@ -5,9 +5,9 @@ A click on a segment (or a chart point, or a past compaction) and ←/→ in the
 entry in the tree pane (opening the pane, without taking the focus from the timeline) and scrolls the
 chat to it (the history view opens the fold that holds a summarised message). An entry the chat does
 not show on its own (a tool result, drawn with its call) scrolls to the nearest earlier entry the chat
-shows; one it does not show at all (summarised, in the context view), or only after mounting more than
-``ChatPane.JUMP_ITEMS`` older messages (tens of ms each), only moves the tree and says so in the status
-line.
+shows; one far up the chat (more than ``ChatPane.JUMP_ITEMS`` older messages to mount, tens of ms each)
+is shown in a window of a few messages around it, with a bar for the newer ones; one the chat does not
+show at all (summarised, in the context view) only moves the tree and says so in the status line.
 """
 
 from __future__ import annotations
