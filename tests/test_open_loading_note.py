@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_tui_exit_code import ROOT, run_in_pty
-from tui.loading_note import NOTE_FROM_BYTES, open_with_note
+from tui.loading_note import NOTE_FROM_BYTES, erase_note, open_with_note
 
 LEAVING = r"""
 import sys
@@ -78,7 +78,9 @@ def test_opening_a_big_file_shows_a_note_before_the_screen_and_reads_it_once(tmp
     note = output.find(b"Opening big.jsonl (")
     screen = output.find(b"\x1b[?1049h")  # the alternate screen: the TUI begins
     assert 0 <= note < screen, output[:500]
-    assert output.find(b"\r\x1b[K", note) < screen  # erased before the screen takes over
+    starting = output.find(b"read in ", note)
+    assert note < starting < screen and b"starting the screen" in output[starting:screen]
+    assert 0 <= output.rfind(b"\r\x1b[K", 0, screen) > starting  # erased before the screen takes over
     assert report.read_text() == "no prefetch"
 
 
@@ -104,3 +106,8 @@ def test_the_note_is_only_for_big_files_on_a_terminal_and_errors_pass_through(tm
     with pytest.raises(ValueError, match="not a session"):
         open_with_note(big, fail, stream)
     assert stream.getvalue().startswith("\rOpening big.jsonl (") and stream.getvalue().endswith("\r\x1b[K")
+    stream = Terminal()
+    assert open_with_note(big, lambda: 9, stream) == 9
+    assert "read in " in stream.getvalue() and stream.getvalue().endswith("starting the screen…")
+    erase_note(stream)
+    assert stream.getvalue().endswith("\r\x1b[K")

@@ -907,7 +907,10 @@ def run_tui(
     # The file is open already: no second read of it on a thread (the app's prefetch is for its own open).
     app = KompaktApp(launch, prefetch=opened is None)
     if opened is not None:
+        from tui.loading_note import erase_note
+
         app.use_session(launch, opened)
+        erase_note()
     app.run()
     # Textual prints a crash's traceback and sets return_code 1; an exit after a crash is never 0.
     return app.return_code or 0

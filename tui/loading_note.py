@@ -3,7 +3,8 @@
 The file named on the command line is opened before the TUI starts (a file that is no session must
 exit with its error, not start a new session), so a 377 MB, 100k-entry file left the terminal blank
 for 4-6 s. :func:`open_with_note` runs the open on a thread and, when stderr is a terminal and the file
-is large, shows ``Opening NAME (377 MB)… 2.4 s`` there, ticking, then erases it.
+is large, shows ``Opening NAME (377 MB)… 2.4 s`` there, ticking, then that the screen is starting;
+:func:`erase_note` clears the line just before the TUI takes over.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def open_with_note(path: Path, opener: Callable[[], T], stream: IO[str] | None =
     started = time.monotonic()
     worker.start()
     label = f"Opening {sanitize(path.name)} ({size / 1024 / 1024:,.0f} MB)…"
+    done = False
     try:
         stream.write(f"\r{label}")  # at once, however quick the open turns out to be
         stream.flush()
@@ -54,9 +56,21 @@ def open_with_note(path: Path, opener: Callable[[], T], stream: IO[str] | None =
             worker.join(TICK_S)
             stream.write(f"\r{label} {time.monotonic() - started:.1f} s")
             stream.flush()
+        done = not failure
     finally:
-        stream.write("\r\x1b[K")  # the line goes: the TUI (or the error) comes next
+        if done:  # the screen still has to start (a second or two): the line says so until it does
+            stream.write(f"\r\x1b[K{label} read in {time.monotonic() - started:.1f} s, starting the screen…")
+        else:
+            stream.write("\r\x1b[K")  # the error comes next
         stream.flush()
     if failure:
         raise failure[0]
     return result[0]
+
+
+def erase_note(stream: IO[str] | None = None) -> None:
+    """Erase the note's line (just before the TUI takes the screen); nothing when it is no terminal."""
+    stream = sys.stderr if stream is None else stream
+    if stream.isatty():
+        stream.write("\r\x1b[K")
+        stream.flush()
