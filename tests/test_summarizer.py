@@ -292,8 +292,49 @@ def test_fallback_holds_goal_tools_files_errors_and_the_last_request():
     assert "Summarization failed: 500" in text and "6 message(s)" in text
 
 
+def test_fallback_errors_are_failures_not_the_word_error_in_a_file():
+    """QA: the demo's offline /compact listed four file reads of parser code ("raise ValueError") as errors."""
+    code = "def parse_line(raw: bytes) -> dict:\n    if not raw:\n        raise ValueError('empty line')"
+    messages = [
+        msg(f.user("fix the parser")),
+        msg(f.tool_result("c1", "read", code)),
+        msg(f.tool_result("c2", "grep", "src/p.py:3: except JSONDecodeError as error:")),
+        msg(f.tool_result("c3", "bash", "collected 3 items\nTraceback (most recent call last):\n  boom")),
+        msg(f.tool_result("c4", "bash", "all 3 tests passed; no error")),
+        msg(f.tool_result("c5", "edit", "old text not found", is_error=True)),
+    ]
+    errors = build_fallback_summary(messages).split("### Errors Seen\n", 1)[1].split("\n\n", 1)[0]
+    assert errors.splitlines() == [
+        "- bash: collected 3 items Traceback (most recent call last): boom",
+        "- edit: old text not found",
+    ]
+
+
+def test_fallback_says_a_focus_was_not_applied():
+    text = build_fallback_summary([msg(f.user("hi"))], focus="  the   tests ")
+    assert 'The focus asked for ("the tests") was not applied' in text and "summary model" in text
+    assert "focus" not in build_fallback_summary([msg(f.user("hi"))]).lower()
+
+
 def test_fallback_without_user_messages_and_its_size_cap():
     huge = [msg(f.tool_result(f"c{i}", "bash", "failed " + "z" * 400)) for i in range(5)]
     text = build_fallback_summary(huge, previous_summary="P" * 20_000)
     assert prompts.load("summary_fallback_none") in text
     assert len(text) <= MAX_CHARS
+
+
+async def test_an_offline_compaction_with_a_focus_stores_the_note_that_it_was_not_applied(tmp_path) -> None:
+    from tests.compaction_helpers import coding_session, compaction_settings, new_store
+    from tui.compaction.engine import compact_session
+
+    store = new_store(tmp_path, coding_session())
+    result = await compact_session(
+        store,
+        reason="manual",
+        settings=compaction_settings(),
+        summarize=None,
+        context_window=100_000,
+        max_output_tokens=8000,
+        custom_instructions="focus on the tests",
+    )
+    assert 'The focus asked for ("focus on the tests") was not applied' in result.entry["summary"]

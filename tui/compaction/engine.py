@@ -216,7 +216,7 @@ def trigger_check(
     )
 
 
-def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
+def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str, focus: str | None = None) -> PlanSummary:
     read_files, modified_files = compute_file_lists(plan.file_ops)
     compacted = [*plan.messages_to_summarize, *plan.turn_prefix_messages]
     text = build_fallback_summary(
@@ -226,6 +226,7 @@ def _fallback(plan: CompactionPlan | HeadTailPlan, reason: str) -> PlanSummary:
         previous_summary=plan.previous_summary,
         reason=reason,
         head=plan.head_messages if isinstance(plan, HeadTailPlan) else (),
+        focus=focus,
     )
     return PlanSummary(
         finish_summary(text, read_files, modified_files, compacted), None, read_files, modified_files
@@ -394,7 +395,7 @@ async def draft_compaction(
         meter: SummaryMeter | None = getattr(summarize_fn, "meter", None)
         meter_start = meter.snapshot() if isinstance(meter, SummaryMeter) else None
         if summarize_fn is None:
-            written = _fallback(plan, NO_SUMMARIZER)
+            written = _fallback(plan, NO_SUMMARIZER, custom_instructions)
         else:
             try:
                 summarize_strategy = summarize_head_tail if isinstance(plan, HeadTailPlan) else summarize_plan
@@ -409,7 +410,11 @@ async def draft_compaction(
             except SummaryError as exc:
                 if config.on_summary_failure == "abort":
                     raise
-                source, summary_error, written = "fallback", str(exc), _fallback(plan, str(exc))
+                source, summary_error, written = (
+                    "fallback",
+                    str(exc),
+                    _fallback(plan, str(exc), custom_instructions),
+                )
         if isinstance(meter, SummaryMeter) and meter_start is not None:
             spent = meter.since(meter_start)
             if spent.calls:

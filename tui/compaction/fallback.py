@@ -27,7 +27,14 @@ MAX_TOOL_LINES = 20
 MAX_ERRORS = 5
 ERROR_CHARS = 300
 
-_ERROR_TEXT = re.compile(r"error|failed|exception|traceback|timed? ?out|fatal", re.IGNORECASE)
+# A shell's output that failed without the tool saying so: an error line of its own, not the word "error"
+# anywhere (a file read or a grep that shows source code mentioning ValueError is no error seen).
+_SHELL_ERROR_LINE = re.compile(
+    r"^\s*(?:error\b|fatal\b|traceback \(most recent call last\)|failed\b|[\w.]*(?:error|exception):|"
+    r"npm err!|.*\btimed out\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+SHELL_TOOLS = frozenset({"bash", "shell"})
 
 
 def _collapse(text: str) -> str:
@@ -58,8 +65,10 @@ def _error_lines(messages: Sequence[Message]) -> list[str]:
     for message in messages:
         if message.get("role") != "toolResult":
             continue
-        text = _collapse(message_text(message))
-        if text and (message.get("isError") or _ERROR_TEXT.search(text)):
+        raw = message_text(message)
+        shell_error = message.get("toolName") in SHELL_TOOLS and _SHELL_ERROR_LINE.search(raw)
+        text = _collapse(raw)
+        if text and (message.get("isError") or shell_error):
             lines.append(f"- {message.get('toolName') or 'tool'}: {shorten(text, ERROR_CHARS)}")
     return lines[-MAX_ERRORS:]
 
@@ -77,10 +86,12 @@ def build_fallback_summary(
     previous_summary: str | None = None,
     reason: str = "unknown error",
     head: Sequence[Message] = (),
+    focus: str | None = None,
 ) -> str:
     """The fallback notes for ``messages`` (the compacted history and turn prefix), at most 8,000 chars.
 
-    ``head`` is head-tail's protected head: the goal is its first user message when it has one."""
+    ``head`` is head-tail's protected head: the goal is its first user message when it has one. ``focus``
+    (a ``/compact`` focus) cannot be followed without a model; the notes say so."""
     users = _user_texts(messages)
     goals = _user_texts(head) or users
     none = prompts.load("summary_fallback_none")
@@ -100,5 +111,10 @@ def build_fallback_summary(
         errors=_listed(_error_lines(messages)),
         last_request=f"> {shorten(users[-1], REQUEST_CHARS)}" if users else none,
         previous=previous,
+        focus_note=(
+            prompts.render("summary_fallback_focus", focus=shorten(_collapse(focus), 300))
+            if focus and focus.strip()
+            else ""
+        ),
     )
     return shorten(scrubber()(text), MAX_CHARS)  # redacted like the summarizer input
