@@ -100,6 +100,24 @@ def test_with_usage_the_unexplained_part_is_the_provider_overhead():
     assert all(c.counted for c in breakdown.categories)
 
 
+def test_estimates_above_the_usage_are_not_called_a_negative_provider_overhead():
+    """QA: the timeline showed "provider overhead -894" (the estimates exceeded the reported usage)."""
+    path = f.chain([f.user("u" * 40_000), f.assistant("a" * 400, usage=f.usage(input=2_000, output=100))])
+    breakdown = context_breakdown(
+        path, context_window=50_000, reserve_tokens=1_000, system_prompt="s" * 400, tool_definitions=TOOLS
+    )
+    (overhead,) = [c for c in breakdown.rows() if c.name == PROVIDER_OVERHEAD]
+    assert overhead.tokens < 0 and overhead.label == "estimates above usage"
+    positive = context_breakdown(
+        f.chain([f.user("u" * 40), f.assistant("a", usage=f.usage(input=9_000, output=10))]),
+        context_window=50_000,
+        reserve_tokens=1_000,
+        system_prompt="s",
+        tool_definitions=TOOLS,
+    )
+    assert [c.label for c in positive.rows() if c.name == PROVIDER_OVERHEAD] == [PROVIDER_OVERHEAD]
+
+
 def test_after_a_compaction_the_summary_is_its_own_category_and_stale_usage_is_ignored():
     path = f.chain(
         [

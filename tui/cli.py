@@ -276,7 +276,9 @@ def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Names
     for row in breakdown.rows():
         share = f"{row.tokens / window * 100:.1f} %" if window else ""
         name = (
-            row.name if row.counted or row.name in ("free space", "reserve") else f"{row.name} (not counted)"
+            row.label
+            if row.counted or row.name in ("free space", "reserve")
+            else f"{row.label} (not counted)"
         )
         table.add_row(name, f"{row.tokens:,}", share)
     console = _console()

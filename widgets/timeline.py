@@ -1265,7 +1265,7 @@ size of each region in the legend, and everything the what-if predicts.
         for category in breakdown.rows():
             note = "" if category.counted or category.name in ("free space", "reserve") else " (not counted)"
             items.append(
-                [(f"{category.name}{note} ", muted), (format_tokens(category.tokens), title), ("  ", muted)]
+                [(f"{category.label}{note} ", muted), (format_tokens(category.tokens), title), ("  ", muted)]
             )
         return [(strip, None) for strip in _wrap(items, width, base)]
 

@@ -9,7 +9,8 @@ are estimated the same way from what kompakt would send.
 The total is the context size the rest of kompakt shows (:func:`context_size`). When a reply reported
 usage, that size is the usage plus the estimate of what followed, and the usage also covers the system
 prompt, the tool definitions and whatever the provider adds: the part of the usage that the estimates
-do not explain is its own row, "provider overhead" (negative when the estimate overshoots). Without any
+do not explain is its own row, "provider overhead" (labelled "estimates above usage", negative, when the
+estimates overshoot). Without any
 usage the size is the messages' estimate alone, as in pi: the system prompt and tool definitions are
 then shown but marked as not counted (``counted`` false), so the total stays the same figure.
 Free space is what is left below the threshold (window − reserve); the reserve is its own row.
@@ -37,6 +38,7 @@ COMPACTION_SUMMARIES = "compaction summaries"
 BRANCH_SUMMARIES = "branch summaries"
 CUSTOM_MESSAGES = "custom messages"
 PROVIDER_OVERHEAD = "provider overhead"
+ESTIMATE_OVERSHOOT = "estimates above usage"  # the overhead row when the estimates exceed the usage
 FREE_SPACE = "free space"
 RESERVE = "reserve"
 
@@ -60,6 +62,13 @@ class Category:
     name: str
     tokens: int
     counted: bool = True
+
+    @property
+    def label(self) -> str:
+        """The row's words: a negative overhead is the estimates' overshoot, not the provider's."""
+        if self.name == PROVIDER_OVERHEAD and self.tokens < 0:
+            return ESTIMATE_OVERSHOOT
+        return self.name
 
 
 @dataclass(frozen=True)
