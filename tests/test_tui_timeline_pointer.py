@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets._footer import FooterKey
 from textual.widgets._tooltip import Tooltip
 
+from tests import factories as f
 from tests.app_e2e_helpers import new_session, offline_app_on, ready, screen_text, submit, wait_until
 from tests.test_tui_uncompact import SIZE, compacted_session
 from tests.timeline_helpers import KEEP, RESERVE, WINDOW, compacted_path
@@ -362,6 +363,38 @@ async def test_a_summarised_segment_opens_its_fold_in_the_history_view_and_not_i
         await pilot.press("escape", "right")
         await wait_until(pilot, lambda: "does not show it" in screen.status.message, "the status line")
         assert view.selected_id == names["first"]
+
+
+async def test_a_summarised_message_far_back_opens_its_fold_in_a_window(tmp_path, monkeypatch):
+    """A fold more than JUMP_ITEMS messages up the chat: it was 'too far back'; now the chat shows a
+    window from the fold, opens it and scrolls to the summarised message."""
+    store, ids = new_session(
+        tmp_path, [("first question", "first answer"), ("second", "reply two")], chars=40
+    )
+    store.append_compaction("OLD TURNS WERE SUMMARISED", ids[2], 600)
+    for i in range(60):
+        store.append_message(f.user(f"later question {i}".ljust(40, "q"))["message"])
+        store.append_message(f.assistant(f"later answer {i}".ljust(40, "a"))["message"])
+    path = store.path
+    store.close()
+    app = offline_app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline, chat = screen.timeline, screen.chat
+        await wait_until(pilot, lambda: chat.first_loaded > chat.JUMP_ITEMS, "a windowed chat")
+        timeline.focus()
+        await pilot.press("right")  # the oldest segment: the first question, summarised
+        await wait_until(pilot, lambda: screen.tree_pane.view.selected_id == ids[0], "the tree row")
+
+        def first_on_screen() -> bool:
+            widget = next((w for w in chat.message_widgets if w.entry_id == ids[0]), None)
+            return (
+                widget is not None
+                and chat.scroll_y <= widget.virtual_region.y < chat.scroll_y + chat.size.height
+            )
+
+        await wait_until(pilot, first_on_screen, "the fold opened and scrolled to the question")
+        assert chat.jumped and len(chat.message_widgets) < chat.JUMP_ITEMS
 
 
 # --- the context chart and the breakdown in the panel ------------------------------------------------

@@ -539,6 +539,11 @@ bottom or sending a message returns to the latest.
             index = find()
         if index is None and (state := self._fold_holding(entry_id)) is not None:
             fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
+            everything = self.items
+            whole_at = next((i for i, item in enumerate(everything) if item is state.fold_item), None)
+            if whole_at is not None and (fold_at is None or self._first - fold_at > self.JUMP_ITEMS):
+                await self._jump_window(whole_at)  # a fold far back (or among the newer ones hidden)
+                fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
             if fold_at is None or not await self._mount_from(fold_at):
                 return False
             position = next(i for i, folded in enumerate(state.items) if folded.entry_id == entry_id)
@@ -616,7 +621,7 @@ bottom or sending a message returns to the latest.
 
     def _fold_holding(self, entry_id: str) -> FoldState | None:
         """The folded run (history view) whose summarised messages hold ``entry_id``."""
-        for item in self._items:
+        for item in self.items:
             row = item.row
             folded = row.state.items if row is not None and row.kind == "fold" and row.state else ()
             if any(message.entry_id == entry_id for message in folded):
