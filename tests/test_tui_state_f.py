@@ -215,3 +215,17 @@ async def test_the_what_if_footer_keeps_esc_and_f9_at_80_columns(tmp_path, monke
         await pilot.press("escape")  # the selection is cleared: nothing left for Esc to cancel
         await wait_until(pilot, lambda: "esc " not in footer_text(app), "Esc gone from the footer")
         assert "f9 View" in footer_text(app) and "s Strategy" in footer_text(app)
+
+
+async def test_a_manual_compaction_with_nothing_to_compact_says_so_once(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """QA: /compact on a session too small to compact showed two toasts with the same words."""
+    from tests.app_e2e_helpers import saved_session_app, submit, wait_idle
+
+    app, _home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, [("q1", "a1")])
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        await ready(pilot, app)
+        await submit(pilot, "/compact")
+        await wait_idle(pilot, app, lambda: any("Nothing to compact" in n[1] for n in app.notes), "the skip")
+        assert sum("Nothing to compact" in n[1] for n in app.notes) == 1, app.notes

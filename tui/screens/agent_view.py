@@ -206,11 +206,10 @@ class AgentEventView:
             after = "≈" + _thousands(event.tokens_after or 0)
             seconds = event.duration_ms / 1000
             self.host.notify(f"{before} → {after} tokens ({event.reason}, {seconds:.1f}s)", title="Compacted")
-        elif event.outcome == "skip" and event.reason == "threshold":
-            pass  # the session's notice says why, once per state (D10), not a toast every turn
         elif event.outcome == "skip":
-            message = event.skip.message if event.skip is not None else "Nothing to compact."
-            self.host.notify(message or "Nothing to compact.", title="Compaction skipped")
+            # The session's notice says why (manual: the skip; automatic: the advice, once per state, D10);
+            # a toast here too said it twice.
+            pass
         elif event.outcome == "aborted" and event.reason != "manual":
             self.status.message = "Auto-compaction cancelled"  # pi 0.73.1: a status, not an error
         elif event.outcome == "aborted":
