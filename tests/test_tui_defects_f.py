@@ -248,3 +248,31 @@ async def test_after_enter_in_the_tree_pane_the_prompt_has_focus(tmp_path, monke
         await wait_until(pilot, lambda: app.focused is screen.prompt, "the focused prompt")
         await pilot.press(*"next")
         await wait_until(pilot, lambda: screen.prompt.text == "next", "the typed text in the prompt")
+
+
+def palette_key(app) -> str | None:
+    return next(
+        (b.binding.key for b in app.screen.active_bindings.values() if b.binding.action == "command_palette"),
+        None,
+    )
+
+
+async def test_a_live_keymap_change_keeps_the_command_palette(tmp_path, monkeypatch, fake_openai) -> None:
+    """QA item 5: a [keymap] written and removed while the app runs leaves Ctrl+P (and the footer's ^p) alone."""
+    from textual.command import CommandPalette
+
+    home = isolated_home(tmp_path, monkeypatch)
+    plain = settings_toml(fake_openai)
+    home.settings_file.write_text(plain)
+    app = make_app(home, Launch("new", cwd=tmp_path), start_background=True)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        assert palette_key(app) == "ctrl+p"
+        home.settings_file.write_text(plain + '\n[keymap]\n"main.compact" = "ctrl+k"\n')
+        await wait_until(pilot, lambda: compact_key(screen) == "ctrl+k", "the override")
+        assert palette_key(app) == "ctrl+p"
+        home.settings_file.unlink()
+        await wait_until(pilot, lambda: compact_key(screen) == "f8", "the default key with no file")
+        assert palette_key(app) == "ctrl+p"
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")

@@ -105,6 +105,9 @@ class KompaktApp(App[None]):
         prefetch: bool = True,
     ) -> None:
         super().__init__()
+        # Textual adds the palette's Ctrl+P to the app's own bindings here, not to BINDINGS, so the
+        # declared bindings a keymap change restores (D9) are these, not the class's.
+        self._declared_bindings = self._bindings.copy()
         self.launch = launch or Launch()
         # The file is read while Textual starts; not when the caller opened it already (run_tui).
         self._prefetch = prefetch_for(self.launch) if prefetch else None
@@ -282,7 +285,7 @@ class KompaktApp(App[None]):
             self,
             *(n for screen in self.screen_stack for n in screen.walk_children(with_self=True)),
         ):
-            merged = type(node)._merged_bindings
+            merged = self._declared_bindings if node is self else type(node)._merged_bindings
             if merged is not None:
                 node._bindings = merged.copy()
 
