@@ -73,3 +73,18 @@ async def test_slash_name_sets_a_trimmed_title_and_alone_shows_it(tmp_path, monk
         await wait_until(
             pilot, lambda: any(n[1] == "Session name: Parser work" for n in app.notes), "the name"
         )
+
+
+async def test_slash_export_html_and_md_write_the_named_file(tmp_path, monkeypatch):
+    """QA item 10: ``/export html FILE`` and ``/export md FILE`` write FILE (relative to the cwd), as help says."""
+    source, _ = branched_session(tmp_path)
+    app = offline_app_on(tmp_path, monkeypatch, source)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        await ready(pilot, app)
+        await submit(pilot, "/export html page.html")
+        await wait_until(pilot, lambda: (tmp_path / "page.html").exists(), "the html export")
+        assert "<html" in (tmp_path / "page.html").read_text().lower()
+        target = tmp_path / "out" / "notes.md"
+        await submit(pilot, f"/export md {target}")
+        await wait_until(pilot, lambda: target.exists(), "the markdown export")
+        assert not any("Usage" in note[1] for note in app.notes)

@@ -15,6 +15,7 @@ import contextlib
 import inspect
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding, BindingType
@@ -219,10 +220,10 @@ def toggle_moa(screen: MainScreen, argument: str) -> None:
 
 
 def export(screen: MainScreen, kind: str) -> None:
-    """/export: the page is written on a thread (a long session takes a while to render and write)."""
+    """/export [html|md|jsonl [FILE]]: the page is written on a thread (a long session takes a while)."""
     kind = kind.strip() or "html"
     word, _, target = kind.partition(" ")
-    fmt = EXPORT_FORMATS.get(kind.lower())
+    fmt = EXPORT_FORMATS.get(word.lower())
     if screen.agent is None or not screen.agent.store.exists_on_disk:
         screen.notify("Nothing to export yet.", severity="warning")
     elif word.lower() == "jsonl" or word.lower().endswith(".jsonl"):
@@ -232,15 +233,22 @@ def export(screen: MainScreen, kind: str) -> None:
     elif fmt is None:
         screen.notify("Usage: /export [html|md|jsonl [file]]", severity="warning")
     else:
-        screen.run_worker(_export(screen, screen.agent, fmt), group="export", exit_on_error=False)
+        out = Path(target.strip()).expanduser() if target.strip() else None
+        if out is not None and not out.is_absolute():
+            out = screen.app.launch.cwd / out  # as /export jsonl FILE: relative to the session's directory
+        screen.run_worker(_export(screen, screen.agent, fmt, out), group="export", exit_on_error=False)
 
 
-async def _export(screen: MainScreen, agent: AgentSession, fmt: ExportFormat) -> None:
+async def _export(screen: MainScreen, agent: AgentSession, fmt: ExportFormat, out: Path | None) -> None:
     from tui.export import export_session
 
     store, leaf = agent.store, agent.store.leaf_id
     # The agent may append while the page renders: the thread reads a snapshot, not the live index.
-    path = await asyncio.to_thread(lambda: export_session(store.snapshot(), fmt, leaf_id=leaf))
+    try:
+        path = await asyncio.to_thread(lambda: export_session(store.snapshot(), fmt, out, leaf_id=leaf))
+    except OSError as exc:
+        screen.notify(f"Cannot write the export: {exc}", title="Export failed", severity="error")
+        return
     screen.notify(f"Wrote {path}", title="Exported")
 
 
