@@ -48,3 +48,21 @@ async def test_welcome_shows_on_an_empty_session_only(tmp_path, monkeypatch) -> 
         screen.prompt.text = "!echo hi"
         await pilot.press("enter")
         await wait_until(pilot, lambda: not welcome.display, "the welcome to go once there is an entry")
+
+
+async def test_f1_commands_table_keeps_pipes_inside_their_cell(tmp_path, monkeypatch) -> None:
+    """QA item 16: ``/export [html|md|jsonl [file]]`` and ``/moa on|off`` are one cell each, not split at ``|``."""
+    from textual.widgets._markdown import MarkdownTable
+
+    home = isolated_home(tmp_path, monkeypatch)
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=(120, 40), notifications=False) as pilot:
+        await ready(pilot, app)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+        await wait_until(pilot, lambda: len(app.screen.query(MarkdownTable)) >= 2, "the help tables")
+        commands = app.screen.query(MarkdownTable)[1]
+        await wait_until(pilot, lambda: getattr(commands, "_rows", None), "the commands table's rows")
+        first_cells = {row[0].plain: len(row) for row in commands._rows}
+        assert first_cells.get("/export [html|md|jsonl [file]]") == 2, sorted(first_cells)
+        assert first_cells.get("/moa on|off") == 2

@@ -45,12 +45,17 @@ def _key_rows(screen: Screen) -> list[str]:
         if number is not None:
             f_numbers[b.id] = min(number, f_numbers.get(b.id, number))
     order = sorted(keys, key=lambda i: (0, f_numbers[i]) if i in f_numbers else (1, 0))  # stable
-    return [f"| {' or '.join(f'`{k}`' for k in keys[i])} | {descriptions[i]} | `{i}` |" for i in order]
+    return [f"| {' or '.join(f'`{k}`' for k in keys[i])} | {_cell(descriptions[i])} | `{i}` |" for i in order]
 
 
 def _section_key(text: str) -> str:
     """A section's heading (its first line), so two widgets sharing one help text give one section."""
     return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: a bare ``|`` (``/moa on|off``) would start a new cell."""
+    return text.replace("|", "\\|")
 
 
 def help_markdown(screen: Screen) -> str:
@@ -68,7 +73,7 @@ def help_markdown(screen: Screen) -> str:
     # D5: a command the screen refuses now (a write in a read-only session) is not offered.
     offered = [c for c in SLASH_COMMANDS if screen.check_action("command", (c.name,))]
     commands = "## Commands (type in the prompt)\n\n| command | what it does |\n|---|---|\n" + "\n".join(
-        f"| `{c.usage}` | {c.help} |" for c in offered
+        f"| `{_cell(c.usage)}` | {_cell(c.help)} |" for c in offered
     )
     shell = (
         "`!cmd` runs a shell command and adds its output to the context; `!!cmd` runs it without adding it."
