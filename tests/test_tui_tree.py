@@ -195,6 +195,20 @@ async def test_paging_is_clamped() -> None:
         assert app.view.selected_id == "u1"
 
 
+async def test_home_and_end_go_to_the_first_and_last_row() -> None:
+    """QA item 20: End (and Home) move the cursor to the last (first) row, as pi's tree does."""
+    tree = TreeIndex(f.chain([f.user(f"message {i}") for i in range(200)]))
+    app = TreeHost(tree, f.entry_id(100))
+    async with app.run_test(size=SIZE) as pilot:
+        await tree_shown(pilot, app)
+        await pilot.press("end")
+        await wait_until(pilot, lambda: app.view.selected_id == f.entry_id(199), "the last row")
+        assert lines(app.view)[-1].startswith("› ")  # scrolled to it
+        await pilot.press("home")
+        await wait_until(pilot, lambda: app.view.selected_id == f.entry_id(0), "the first row")
+        assert lines(app.view)[0].startswith("› ")
+
+
 async def test_selected_row_is_kept_centred_on_a_long_list() -> None:
     tree = TreeIndex(f.chain([f.user(f"message {i}") for i in range(200)]))
     app = TreeHost(tree, f.entry_id(199))

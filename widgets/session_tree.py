@@ -52,7 +52,7 @@ class SessionTreeView(ScrollView, can_focus=True):
     HELP = """\
 ## Session tree
 
-- **↑/↓** move (wrapping), **←/→**, **PgUp/PgDn**, **Ctrl+B/Ctrl+F** page
+- **↑/↓** move (wrapping), **←/→**, **PgUp/PgDn**, **Ctrl+B/Ctrl+F** page, **Home/End** first/last row
 - **Ctrl+←/Alt+←** fold the branch, or jump to the previous branch start
 - **Ctrl+→/Alt+→** unfold, or jump down to the next branch point
 - **Ctrl+D** default filter, **Ctrl+T** no tools, **Ctrl+U** user only, **Ctrl+L** labelled, **Ctrl+A** all;
@@ -109,6 +109,8 @@ class SessionTreeView(ScrollView, can_focus=True):
         Binding("down", "cursor_down", "Down", show=False, id="tree.down"),
         Binding("left,pageup,ctrl+b", "page_up", "Page up", show=False, id="tree.page_up"),
         Binding("right,pagedown,ctrl+f", "page_down", "Page down", show=False, id="tree.page_down"),
+        Binding("home", "edge(-1)", "First row", show=False, id="tree.first"),
+        Binding("end", "edge(1)", "Last row", show=False, id="tree.last"),
         Binding("ctrl+left,alt+left", "fold_or_up", "Fold/up", id="tree.fold_or_up"),
         Binding("ctrl+right,alt+right", "unfold_or_down", "Unfold/down", id="tree.unfold_or_down"),
         Binding("ctrl+d", "set_filter('default')", "Default filter", show=False, id="tree.filter.default"),
@@ -476,6 +478,9 @@ class SessionTreeView(ScrollView, can_focus=True):
 
     def action_page_down(self) -> None:
         self._apply(lambda s: s.page(1))
+
+    def action_edge(self, direction: int) -> None:
+        self._apply(lambda s: s.edge(direction))
 
     def action_fold_or_up(self) -> None:
         self._apply(lambda s: s.fold_or_up())

@@ -40,8 +40,8 @@ BINDING_IDS = frozenset(
         "timeline.previous_segment", "timeline.next_segment", "timeline.older_compaction",
         "timeline.newer_compaction",
         "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
-        "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only",
-        "tree.fold_or_up", "tree.inspect", "tree.label", "tree.label_times", "tree.navigate", "tree.page_down", "tree.page_up",
+        "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only", "tree.first",
+        "tree.fold_or_up", "tree.inspect", "tree.label", "tree.label_times", "tree.last", "tree.navigate", "tree.page_down", "tree.page_up",
         "tree.search.backspace", "tree.uncompact", "tree.unfold_or_down", "tree.up",
     }
 )  # fmt: skip

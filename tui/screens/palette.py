@@ -29,7 +29,7 @@ PANE_GROUPS = {"tree": "Tree", "timeline": "Compaction", "chat": "Conversation"}
 # Moving a cursor is not a command: the panes' movement and editing keys stay out of the palette.
 MOVEMENT_IDS = frozenset(
     {
-        "tree.up", "tree.down", "tree.page_up", "tree.page_down", "tree.search.backspace", "tree.escape",
+        "tree.up", "tree.down", "tree.page_up", "tree.page_down", "tree.first", "tree.last", "tree.search.backspace", "tree.escape",
         "chat.previous", "chat.next", "prompt.submit", "prompt.newline", "prompt.complete",
         "inspector.next", "dialog.editor.newline",
         "model_picker.up", "model_picker.down", "model_picker.page_up", "model_picker.page_down",

@@ -661,6 +661,11 @@ class TreeSelector:
             index = max(self.selected_index, 0) + direction * self.page_size
             self._select_index(min(max(index, 0), len(self.rows) - 1))
 
+    def edge(self, direction: int) -> None:
+        """Home (-1) or End (+1): the first or the last row."""
+        if self.rows:
+            self._select_index(0 if direction < 0 else len(self.rows) - 1)
+
     def fold_or_up(self) -> None:
         """Fold the selected node if it can fold, else jump to the start of its branch segment."""
         node = self.selected_id
