@@ -100,6 +100,29 @@ def test_with_usage_the_unexplained_part_is_the_provider_overhead():
     assert all(c.counted for c in breakdown.categories)
 
 
+def test_a_breakdown_on_the_offline_models_usage_says_that_usage_is_an_estimate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """It read '(usage + estimate)' and 'usage of the last reply' though the offline model guessed it."""
+    path = f.chain(
+        [
+            f.user("u" * 4000),
+            f.assistant(
+                "a" * 400, usage=f.usage(input=3_000, output=100), provider="kompakt-offline", model="echo"
+            ),
+        ]
+    )
+    breakdown = context_breakdown(path, context_window=50_000, reserve_tokens=1_000)
+    assert breakdown.measured and breakdown.usage_estimated  # structured on the usage, marked a guess
+    assert breakdown.to_json()["usageEstimated"] is True
+    file = tmp_path / "s.jsonl"
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/"}
+    file.write_text("\n".join(json.dumps(e) for e in [header, *path]) + "\n")
+    assert main(["context", str(file), "--breakdown"]) == 0
+    out = capsys.readouterr().out
+    assert "offline model" in out and "usage of the last reply + estimate" not in out, out
+
+
 def test_estimates_above_the_usage_are_not_called_a_negative_provider_overhead():
     """QA: the timeline showed "provider overhead -894" (the estimates exceeded the reported usage)."""
     path = f.chain([f.user("u" * 40_000), f.assistant("a" * 400, usage=f.usage(input=2_000, output=100))])

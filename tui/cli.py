@@ -284,6 +284,8 @@ def _print_breakdown(store: SessionStore, leaf: str | None, args: argparse.Names
     console = _console()
     console.print(table)
     how = "usage of the last reply + estimate" if breakdown.measured else "estimate (no reply reported usage)"
+    if breakdown.usage_estimated:
+        how = "estimate (the offline model's usage of the last reply, its own guess, + estimate)"
     console.print(
         Text(
             f"context ≈{breakdown.total:,} of {window:,} tokens ({window_source}); {how}; "

@@ -1259,6 +1259,8 @@ size of each region in the legend, and everything the what-if predicts.
             return []
         muted, title = self._style("muted"), self._style("title")
         how = "usage + estimate" if breakdown.measured else "estimate"
+        if breakdown.usage_estimated:
+            how = "≈ offline usage + estimate"  # the offline model's usage is its own guess
         items: list[list[tuple[str, Style]]] = [
             [("Context by category ", title), (f"({how}, {format_tokens(breakdown.total)}): ", muted)]
         ]

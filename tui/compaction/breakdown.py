@@ -80,6 +80,7 @@ class ContextBreakdown:
     measured: bool
     context_window: int
     reserve_tokens: int
+    usage_estimated: bool = False  # the usage behind it is the offline model's own estimate
 
     @property
     def threshold(self) -> int:
@@ -105,6 +106,7 @@ class ContextBreakdown:
             ],
             "total": self.total,
             "measured": self.measured,
+            "usageEstimated": self.usage_estimated,
             "contextWindow": self.context_window,
             "reserveTokens": self.reserve_tokens,
             "threshold": self.threshold,
@@ -212,4 +214,6 @@ def context_breakdown(
         explained = sum(c.tokens for c in categories) - estimate.trailing_tokens
         categories.append(Category(PROVIDER_OVERHEAD, estimate.usage_tokens - explained))
     total = sum(c.tokens for c in categories if c.counted)  # == estimate.tokens, by construction
-    return ContextBreakdown(categories, total, measured, context_window, reserve_tokens)
+    return ContextBreakdown(
+        categories, total, measured, context_window, reserve_tokens, estimate.usage_estimated
+    )
