@@ -146,8 +146,9 @@ def main_screen(app: KompaktApp) -> MainScreen:
 
 async def ready(pilot: Any, app: KompaktApp) -> MainScreen:
     """The main screen once start-up has finished (the agent and the timeline exist after the first frame)."""
+    # A question about the session's cwd may stand on it from the first frame on.
     await wait_until(
-        pilot, lambda: app.screen_stack and isinstance(app.screen_stack[-1], MainScreen), "the screen"
+        pilot, lambda: any(isinstance(shown, MainScreen) for shown in app.screen_stack), "the screen"
     )
     screen = main_screen(app)
     await wait_until(

@@ -219,3 +219,14 @@ class MainPage:
             for e in store.get_branch()
             if e["type"] == "message" and e["message"]["role"] == "assistant"
         ]
+
+
+async def dialog_shown(pilot: Any, app: Any) -> Any:
+    """Until a ConfirmDialog is the active screen and has been drawn (it ignores keys from before that)."""
+    from tui.screens.dialogs import ConfirmDialog
+
+    def shown() -> Any:
+        active = app.screen
+        return active if isinstance(active, ConfirmDialog) and active.drawn_at is not None else None
+
+    return await wait_until(pilot, shown, "the dialog drawn")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.app_e2e_helpers import RecordingApp, isolated_home, wait_until
+from tests.pages import dialog_shown
 from tui.config.loader import load_settings
 from tui.launch import Launch
 from tui.screens.dialogs import ConfirmDialog
@@ -104,7 +105,7 @@ async def test_the_app_asks_and_trusting_applies_the_file(tmp_path, monkeypatch)
     project.write_text(HOSTILE)
     app = RecordingApp(Launch("new", cwd=tmp_path), load_result=load_settings(home.settings_file, project))
     async with app.run_test(size=(120, 40), notifications=False) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the trust question")
+        await dialog_shown(pilot, app)
         assert app.settings is not None and app.settings.compaction.remote_endpoint is None
         await pilot.press("y")
         await wait_until(
@@ -123,7 +124,7 @@ async def test_not_now_keeps_the_keys_held_back(tmp_path, monkeypatch) -> None:
     project.write_text(HOSTILE)
     app = RecordingApp(Launch("new", cwd=tmp_path), load_result=load_settings(home.settings_file, project))
     async with app.run_test(size=(120, 40), notifications=False) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the trust question")
+        await dialog_shown(pilot, app)
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), "the answer")
         assert app.settings is not None and app.settings.compaction.remote_endpoint is None

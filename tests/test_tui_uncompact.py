@@ -13,6 +13,7 @@ from tests.app_e2e_helpers import (
     submit,
     wait_until,
 )
+from tests.pages import dialog_shown
 from tui.screens.dialogs import ConfirmDialog
 from tui.session.store import SessionStore
 
@@ -68,7 +69,7 @@ async def test_shift_u_on_a_compaction_row_asks_when_messages_came_after_it(tmp_
         while view.selected_id != names["compaction"]:
             await pilot.press("up")
         await pilot.press("U")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        await dialog_shown(pilot, app)
         assert "1 message(s) were added" in screen_text(app)
         await pilot.press("n")  # keep it
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), "the dialog closed")
@@ -76,7 +77,7 @@ async def test_shift_u_on_a_compaction_row_asks_when_messages_came_after_it(tmp_
 
         view.focus()
         await pilot.press("U")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question again")
+        await dialog_shown(pilot, app)
         await pilot.press("y")
         await wait_until(pilot, lambda: store.leaf_id == names["parent"], "the leaf moved")
         assert store.tree.parent_of(names["later"]) == names["compaction"]  # kept on its branch

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
+from textual._compositor import LayoutUpdate  # the whole-screen frame (no public name for it)
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.command import Provider
@@ -29,6 +30,8 @@ from tui.screens.palette import KompaktCommands, palette_commands
 from widgets import gc_pause
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from tui.config import Settings, SettingsError
     from tui.config.loader import LoadResult
     from tui.screens.main import MainScreen
@@ -145,6 +148,38 @@ class KompaktApp(App[None]):
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
         self.call_after_refresh(self._after_first_frame)
+
+    # A batch (Textual's Markdown mounts its blocks in one) holds every write to the terminal, and a frame
+    # composed meanwhile is dropped, not postponed: a screen pushed then (a dialog, F1 help) was laid out
+    # but never shown, until another screen came and went (QA: an invisible y/n dialog took the keys).
+    reports_frames = True  # screens with a ``frame_shown`` hear of each whole frame that reached the terminal
+
+    key_time = 0.0  # when the key whose bindings are being checked was read (events' clock)
+
+    def _on_key(self, event: events.Key) -> None:
+        """Runs before App's own ``_on_key`` (Textual calls each class's handler in MRO order), which runs
+        the bindings: a dialog can tell a key typed before it was shown (ConfirmDialog.check_action)."""
+        self.key_time = event.time
+
+    _frame_dropped = False  # a frame was composed while a batch held the terminal
+
+    def _end_batch(self) -> None:
+        """The last batch ended after it dropped a frame: repaint the current screen whole (as Textual's
+        own ``delay_update`` does); only then, so a streamed reply's batches do not repaint everything."""
+        super()._end_batch()
+        if not self._batch_count and self._frame_dropped and self._screen_stacks.get(self._current_mode):
+            self._frame_dropped = False
+            self.screen.refresh()
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        if renderable is not None and self._batch_count:
+            self._frame_dropped = True
+        # A whole-screen frame (a LayoutUpdate): a partial one may show a corner of a dialog, not its buttons.
+        shown = isinstance(renderable, LayoutUpdate) and not self._batch_count and screen is self.screen
+        super()._display(screen, renderable)
+        frame_shown = getattr(screen, "frame_shown", None)
+        if shown and frame_shown is not None:
+            frame_shown()
 
     def _release_gc(self) -> None:
         if self._gc_held:

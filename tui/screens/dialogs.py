@@ -9,6 +9,7 @@ answer through ``dismiss`` so callers can ``await app.push_screen_wait(...)`` or
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar, Literal
 
 from textual import events, on
@@ -158,8 +159,25 @@ class LabelDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class _AnswerButton(Button):
+    """A dialog's button that Enter or Space typed before its dialog was drawn cannot press."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        screen = self.screen
+        return not isinstance(screen, ConfirmDialog) or screen.shown_before_key()
+
+
 class ConfirmDialog(ModalScreen[bool]):
-    """A yes/no question: True for yes; no, ``n`` and Escape give False."""
+    """A yes/no question: True for yes; no, ``n`` and Escape give False.
+
+    Keys typed before the dialog was drawn never answer it: a question that pops up while the user is
+    typing would otherwise take the next ``y`` or ``n`` of a word as the answer. Keys queued for the
+    screen underneath bubble up to the app and are checked against this dialog's bindings, so the check
+    is on the action (and the buttons' press): the key's time against the first frame that showed it.
+    With ``letters=False``
+    there are no letter accelerators at all (the answer that quits the app must not be one stray letter
+    away): Tab/arrows and Enter on a button, or Escape. ``default`` is the button focused first.
+    """
 
     DEFAULT_CSS = (
         _DIALOG_CSS.format(name="ConfirmDialog")
@@ -171,18 +189,54 @@ class ConfirmDialog(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="dialog.confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="dialog.confirm.no"),
+        Binding("left,right", "app.focus_previous", show=False),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(
+        self,
+        question: str,
+        *,
+        yes: str = "Yes",
+        no: str = "No",
+        letters: bool = True,
+        default: Literal["yes", "no"] = "no",
+    ) -> None:
         super().__init__()
         self._question, self._yes, self._no = question, yes, no
+        self._letters, self._default = letters, default
+        self.drawn_at: float | None = None  # the event-clock time of the first frame that showed it
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._question, classes="dialog-title", markup=False)
             with Horizontal():
-                yield Button(self._no, id="no")
-                yield Button(self._yes, id="yes", variant="primary")
+                yield _AnswerButton(self._no, id="no")
+                yield _AnswerButton(self._yes, id="yes", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{self._default}", Button).focus()
+        if not getattr(self.app, "reports_frames", False):  # another app (tests' hosts): its layouts
+            self.screen_layout_refresh_signal.subscribe(self, lambda _screen: self.frame_shown())
+
+    def frame_shown(self) -> None:
+        """A frame of this screen reached the terminal (KompaktApp._display): from now on keys answer."""
+        if self.drawn_at is None and self.query_one(Button).region:
+            self.drawn_at = time.monotonic()  # Textual stamps events with this clock
+
+    def shown_before_key(self) -> bool:
+        """Whether the key being handled was typed after the dialog was drawn (KompaktApp.key_time)."""
+        key_time = getattr(self.app, "key_time", None)
+        return self.drawn_at is not None and (key_time is None or key_time >= self.drawn_at)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "answer" or self.shown_before_key()
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys sent to the dialog itself, before the bindings (they run when the key reaches the app)."""
+        early = self.drawn_at is None or event.time < self.drawn_at
+        if early or (not self._letters and event.key in ("y", "n")):
+            event.stop()
+            event.prevent_default()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

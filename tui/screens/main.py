@@ -44,6 +44,8 @@ from widgets.status_bar import StatusBar
 from widgets.timeline import CompactionTimeline
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tui.agent.events import AgentEvent
     from tui.agent.session import AgentSession
     from tui.config import Settings
@@ -118,6 +120,7 @@ class MainScreen(Screen[None]):
         self.follow_problem: str | None = None  # watch mode's last read problem, said once
         self._stop_listening: Callable[[], None] | None = None
         self._resumed = False  # the first ScreenResume has been handled
+        self.chosen_workspace: Path | None = None  # the session's own cwd, once the user chose it
 
     def compose(self) -> ComposeResult:
         # The height's breakpoint class, before any child is styled: set on the first Resize, it
@@ -175,6 +178,7 @@ class MainScreen(Screen[None]):
                 self.notify(str(exc), title="Cannot open the session", severity="error", timeout=15)
                 self.app.open_launch(Launch("new", cwd=self.app.launch.cwd))
         await self.show_chat()
+        session_view.ask_about_cwd(self, startup=True)
 
     async def finish_start(self) -> None:
         """After the first frame (settings are loaded by then): the agent, timeline, status, watch mode."""

@@ -54,7 +54,9 @@ def ask_missing_cwd(screen: MainScreen, missing: str, *, startup: bool) -> None:
         f"The working directory stored in this session does not exist:\n  {missing}\n\n"
         f"Continue in the current directory?\n  {here}"
     )
-    screen.app.push_screen(ConfirmDialog(question, yes="Continue here", no="Cancel"), answered)
+    screen.app.push_screen(
+        ConfirmDialog(question, yes="Continue here", no="Cancel", letters=False, default="yes"), answered
+    )
 
 
 def ask_other_cwd(screen: MainScreen, stored: Path) -> None:
@@ -65,8 +67,10 @@ def ask_other_cwd(screen: MainScreen, stored: Path) -> None:
     screen.prompt.disabled = True  # nothing runs anywhere until the user has answered
 
     async def answered(move: bool | None) -> None:
-        if move and screen.agent is not None:
-            screen.agent.set_workspace(stored)
+        if move:  # the agent may not exist yet at start-up: it takes the choice when it is made
+            screen.chosen_workspace = stored
+            if screen.agent is not None:
+                screen.agent.set_workspace(stored)
         screen.prompt.disabled = False
         screen.prompt.focus()
         where = stored if move else here

@@ -26,7 +26,6 @@ FOLLOW_BATCH = 8
 async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool) -> None:
     from tui.agent.session import AgentSession
     from tui.hooks import HookRunner
-    from tui.launch import missing_session_cwd, other_session_cwd
     from tui.screens.agent_view import AgentEventView
     from tui.screens.main import AgentEventMessage
 
@@ -43,12 +42,8 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
         settings.hooks.modules,
         on_error=lambda error: screen.notify(str(error), title="Hook error", severity="warning"),
     )
-    # Asked below, once the agent exists; the demo's stored cwd is made up and it works here.
-    missing_cwd = None if app.launch.mode == "demo" else missing_session_cwd(store)
-    # Tools work where kompakt started; a session file's cwd only once the user says so (below).
-    workspace = app.launch.cwd
-    asks = app.launch.mode != "demo" and not opened.read_only and missing_cwd is None
-    other_cwd = other_session_cwd(store, workspace) if asks else None
+    # Tools work where kompakt started; a session file's cwd only once the user says so (ask_about_cwd).
+    workspace = screen.chosen_workspace or app.launch.cwd
     agent = AgentSession(store, settings, workspace=workspace, ask=partial(ask_approval, screen), hooks=hooks)
     screen.agent = agent
     screen.queued_prompts.clear()
@@ -60,13 +55,27 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
     for notice in notices:
         screen.notify(notice, timeout=8)
     warn_if_reserve_fills_window(screen)
+    if not startup:  # at start-up the first frame asked already (MainScreen.on_mount)
+        ask_about_cwd(screen, startup=False)
+
+
+def ask_about_cwd(screen: MainScreen, *, startup: bool) -> None:
+    """Ask about a stored working directory that is gone or elsewhere. At start-up this runs with the first
+    frame (the header is the file's first line), so the question comes before the user can type into the
+    session, not seconds later over what they are typing."""
+    from tui.launch import missing_session_cwd, other_session_cwd
+    from tui.screens.missing_cwd import ask_missing_cwd, ask_other_cwd
+
+    app = screen.app
+    opened = app.session
+    assert opened is not None
+    screen.chosen_workspace = None
+    if app.launch.mode == "demo":  # the demo's stored cwd is made up and it works here
+        return
+    missing_cwd = missing_session_cwd(opened.store)
     if missing_cwd is not None:
-        from tui.screens.missing_cwd import ask_missing_cwd
-
         ask_missing_cwd(screen, missing_cwd, startup=startup)
-    elif other_cwd is not None:
-        from tui.screens.missing_cwd import ask_other_cwd
-
+    elif not opened.read_only and (other_cwd := other_session_cwd(opened.store, app.launch.cwd)):
         ask_other_cwd(screen, other_cwd)
 
 
