@@ -511,6 +511,30 @@ async def test_the_expanded_timeline_shows_the_context_breakdown_of_the_agent(tm
         assert "Context over" in shown  # and the chart under it
 
 
+async def test_the_charts_threshold_line_follows_a_what_if_reserve(tmp_path, monkeypatch):
+    """QA: the sparkline's "┈ threshold 111.6k" stayed at the saved value while the bar's ghost moved."""
+    path, _names = compacted_session(tmp_path, later=True)
+    app = offline_app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f4")
+        timeline = screen.timeline
+        await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "the panel")
+        from widgets.timeline_pointer import format_tokens
+
+        def text() -> str:
+            return "\n".join(timeline.render_line(y).text for y in range(timeline.size.height))
+
+        saved = timeline.timeline.threshold
+        await wait_until(pilot, lambda: f"┈ threshold {format_tokens(saved)} ·" in text(), "the saved line")
+        await pilot.press("]")  # a larger reserve: a lower threshold
+        await wait_until(pilot, lambda: timeline.timeline.what_if.threshold < saved, "the what-if")
+        ghost = timeline.timeline.what_if.threshold
+        await wait_until(
+            pilot, lambda: f"┈ threshold {format_tokens(ghost)} what-if ·" in text(), "the what-if line"
+        )
+
+
 async def test_a_hostile_label_is_shown_literally_in_the_tooltip():
     path = compacted_path(usage=True)
     app = Host(path)

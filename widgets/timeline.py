@@ -1207,7 +1207,9 @@ size of each region in the legend, and everything the what-if predicts.
         samples = self.context_samples()
         if not samples:
             return []
-        chart = ContextChart(samples, width, height, timeline.context_window, timeline.threshold)
+        # The dotted line follows a what-if reserveTokens, as the bar's ghost threshold does (QA, D3).
+        line = timeline.what_if.threshold
+        chart = ContextChart(samples, width, height, timeline.context_window, line)
         muted = self._style("muted")
         colours = {
             FILL_MEASURED: self._style("chart"),
@@ -1218,7 +1220,9 @@ size of each region in the legend, and everything the what-if predicts.
         }
         replies = sum(1 for sample in samples if sample.kind == "reply")
         peak = max(sample.tokens for sample in samples)
-        limit = format_tokens(timeline.threshold)
+        limit = format_tokens(line)
+        if line != timeline.threshold:
+            limit += " what-if"  # the saved one is on the bar (┃)
         # A sample past the chart's scale is cut at the top (marked ↑): say so beside the peak.
         cut = f" ({CLIPPED_MARK} clipped)" if chart.clipped else ""
         title = self._style("title")
