@@ -92,9 +92,20 @@ class SettingsScreen(ModalScreen[Settings | None]):
     SettingsScreen #settings-preview { margin: 0 1; }
     SettingsScreen #settings-status { height: 1; padding: 0 1; color: $foreground-muted; }
     SettingsScreen #settings-status.-invalid { color: $text-error; }
+    /* QA item 14: on a short terminal the form and the footer's Save / Close keys come first. */
+    SettingsScreen.-short #settings-preview, SettingsScreen.-cramped #settings-preview { display: none; }
+    SettingsScreen.-cramped #settings-title { display: none; }
+    SettingsScreen.-cramped #settings-form-help { height: 2; }
     SettingsScreen #settings-file-problems { display: none; height: auto; max-height: 8; padding: 0 1;
         color: $text-error; }
     """
+
+    # Below 21 rows the what-if preview goes, below 16 the title and most of the help box (DEFAULT_CSS).
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-cramped"),
+        (16, "-short"),
+        (21, "-tall"),
+    ]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="settings.save"),

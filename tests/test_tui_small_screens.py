@@ -1,0 +1,41 @@
+"""QA pass (session 16) at the sizes a user's terminal may have: F5 and F7 at 60x15, the footer at 160x45.
+
+Each test drives :class:`~tui.app.KompaktApp` on a real session file in an isolated home and asserts what
+the terminal shows (``screen_text``), waiting for the condition (never a fixed pause).
+"""
+
+from __future__ import annotations
+
+from tests.app_e2e_helpers import branched_session_app, ready, screen_text, wait_until
+from tests.fake_openai import fake_openai_fixture  # noqa: F401
+
+
+def footer_text(app) -> str:
+    """The footer row as the terminal shows it."""
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_f5_at_60x15_shows_settings_rows_and_the_save_and_close_keys(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """QA item 14: at 60x15 F5 showed the what-if strip, the target bar and the help box, and no setting."""
+    from widgets.settings_form import SettingRow
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(60, 15), notifications=False) as pilot:
+        await ready(pilot, app)
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SettingsScreen", "the settings")
+        await wait_until(pilot, lambda: "esc Close" in footer_text(app), "Esc in the footer")
+        assert "^s Save" in footer_text(app)
+        first, second = list(app.screen.query(SettingRow))[:2]
+        await wait_until(
+            pilot,
+            lambda: all(f"\n{row.spec.label} " in rendered_rows(app) for row in (first, second)),
+            "two settings on screen",
+        )
+
+
+def rendered_rows(app) -> str:
+    """Each screen line stripped of borders and padding, one per line."""
+    return "\n" + "".join(line.strip(" │╭╮╰╯─") + "\n" for line in screen_text(app).splitlines())
