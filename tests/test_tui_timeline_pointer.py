@@ -488,20 +488,28 @@ async def test_clicking_and_hovering_the_chart_point_at_replies():
         assert widget.selected_entry_id == sample.entry_id  # the bar marks the same entry
 
 
+async def expanded_panel(pilot, app):
+    """F4 on the app's main screen until the panel is open and focused: the screen, the timeline, and a
+    function that reads the panel's text."""
+    screen = await ready(pilot, app)
+    await pilot.press("f4")
+    timeline = screen.timeline
+    await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "the panel")
+
+    def text() -> str:
+        return "\n".join(timeline.render_line(y).text for y in range(timeline.size.height))
+
+    return screen, timeline, text
+
+
 async def test_the_expanded_timeline_shows_the_context_breakdown_of_the_agent(tmp_path, monkeypatch):
+    from widgets.timeline_pointer import format_tokens
+
     path, _names = compacted_session(tmp_path, later=True)
     app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
-        screen = await ready(pilot, app)
-        await pilot.press("f4")
-        timeline = screen.timeline
-        await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "the panel")
+        screen, _timeline, text = await expanded_panel(pilot, app)
         expected = screen.agent.context_breakdown()
-        from widgets.timeline_pointer import format_tokens
-
-        def text() -> str:
-            return "\n".join(timeline.render_line(y).text for y in range(timeline.size.height))
-
         await wait_until(pilot, lambda: "Context by category" in text(), "the breakdown")
         shown = text()
         assert f"{format_tokens(expected.total)})" in shown
@@ -513,18 +521,12 @@ async def test_the_expanded_timeline_shows_the_context_breakdown_of_the_agent(tm
 
 async def test_the_charts_threshold_line_follows_a_what_if_reserve(tmp_path, monkeypatch):
     """QA: the sparkline's "┈ threshold 111.6k" stayed at the saved value while the bar's ghost moved."""
+    from widgets.timeline_pointer import format_tokens
+
     path, _names = compacted_session(tmp_path, later=True)
     app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
-        screen = await ready(pilot, app)
-        await pilot.press("f4")
-        timeline = screen.timeline
-        await wait_until(pilot, lambda: timeline.expanded and timeline.has_focus, "the panel")
-        from widgets.timeline_pointer import format_tokens
-
-        def text() -> str:
-            return "\n".join(timeline.render_line(y).text for y in range(timeline.size.height))
-
+        _screen, timeline, text = await expanded_panel(pilot, app)
         saved = timeline.timeline.threshold
         await wait_until(pilot, lambda: f"┈ threshold {format_tokens(saved)} ·" in text(), "the saved line")
         await pilot.press("]")  # a larger reserve: a lower threshold
