@@ -6,6 +6,8 @@ the terminal shows (``screen_text``), waiting for the condition (never a fixed p
 
 from __future__ import annotations
 
+import pytest
+
 from tests.app_e2e_helpers import branched_session_app, ready, screen_text, wait_until
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
 
@@ -39,3 +41,21 @@ async def test_f5_at_60x15_shows_settings_rows_and_the_save_and_close_keys(
 def rendered_rows(app) -> str:
     """Each screen line stripped of borders and padding, one per line."""
     return "\n" + "".join(line.strip(" │╭╮╰╯─") + "\n" for line in screen_text(app).splitlines())
+
+
+@pytest.mark.parametrize("key, picker", [("f7", "SessionPicker"), ("f6", "ModelPicker")])
+async def test_a_picker_at_60x15_shows_its_own_keys_in_the_footer(
+    tmp_path, monkeypatch, fake_openai, key, picker
+) -> None:
+    """QA item 19: with F7 open the footer showed the main screen's keys (⏎ Send …), dead under the picker."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(60, 15), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: "Send" in footer_text(app), "the main footer")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: type(app.screen).__name__ == picker, "the picker")
+        await wait_until(pilot, lambda: "esc Cancel" in footer_text(app), "the picker's keys in the footer")
+        assert "Send" not in footer_text(app) and "f1 Help" in footer_text(app)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "F1 in the picker")
+        assert screen is app.main

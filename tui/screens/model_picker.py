@@ -29,6 +29,7 @@ from tui.agent.offline import OFFLINE_MODEL
 from tui.compaction.token_text import format_tokens as short_tokens
 from tui.config import Settings
 from tui.session.sanitize import sanitize
+from widgets.footer import KompaktFooter
 from widgets.ordered_keys import OrderedInput
 
 ChoiceKind = Literal["offline", "local", "configured", "map"]
@@ -135,6 +136,8 @@ chooses, **Esc** cancels. **✓** means the provider's API key is set in the env
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="model_picker.cancel"),
+        # A modal screen hides the app's keys from its key chain: F1 is its own here (as in F5).
+        Binding("f1", "app.help", "Help", id="model_picker.help"),
         Binding("down", "move('cursor_down')", "Next", show=False, id="model_picker.down"),
         Binding("up", "move('cursor_up')", "Previous", show=False, id="model_picker.up"),
         Binding("pagedown", "move('page_down')", "Page down", show=False, id="model_picker.page_down"),
@@ -164,6 +167,7 @@ chooses, **Esc** cancels. **✓** means the provider's API key is set in the env
                 Text("✓ key set in the environment · local: a configured server · Enter chooses"),
                 id="model-picker-legend",
             )
+        yield KompaktFooter()  # its own keys, not the main screen's showing through (QA item 19)
 
     def on_mount(self) -> None:
         self.query_one("#model-search", Input).focus()

@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Input, Static
 
 from tui.session.catalog import SessionSummary, list_sessions
 from tui.session.sanitize import sanitize
+from widgets.footer import KompaktFooter
 from widgets.ordered_keys import OrderedInput
 
 _TITLE_WIDTH = 60
@@ -101,6 +102,8 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="session_picker.cancel"),
+        # A modal screen hides the app's keys from its key chain: F1 is its own here (as in F5).
+        Binding("f1", "app.help", "Help", id="session_picker.help"),
         Binding("down", "move('cursor_down')", "Next", show=False, id="session_picker.down"),
         Binding("up", "move('cursor_up')", "Previous", show=False, id="session_picker.up"),
         Binding("pagedown", "move('page_down')", "Page down", show=False, id="session_picker.page_down"),
@@ -130,6 +133,7 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
             yield OrderedInput(placeholder="Search sessions…", id="session-search")
             yield DataTable(id="session-table", cursor_type="row", zebra_stripes=True)
             yield Static(Text("loading…"), id="session-status")
+        yield KompaktFooter()  # its own keys, not the main screen's showing through (QA item 19)
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*_COLUMNS)
