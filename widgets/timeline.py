@@ -28,7 +28,7 @@ from rich.text import Text
 from textual import work
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
-from textual.events import Click, Leave, MouseEvent, MouseMove
+from textual.events import Click, Key, Leave, MouseEvent, MouseMove
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -640,6 +640,19 @@ size of each region in the legend, and everything the what-if predicts.
         other = STRATEGY_KEEP_RECENT if current == STRATEGY_HEAD_TAIL else STRATEGY_HEAD_TAIL
         self.set_what_if_strategy(other)
         self.post_message(self.StrategyChanged(other))
+
+    def on_key(self, event: Key) -> None:
+        """Printable keys the timeline does not bind go to the prompt (the screen's ``take_typing``), so a
+        message typed with the timeline focused is not lost and its Enter sends it (D1's rule)."""
+        if event.key in self._bindings.key_to_bindings or not (event.is_printable and event.character):
+            return
+        event.stop()
+        event.prevent_default()
+        for node in self.ancestors:
+            take_typing = getattr(node, "take_typing", None)
+            if callable(take_typing):
+                take_typing(event.character)
+                return
 
     def action_compact_now(self) -> None:
         if self.expanded and (selected := self.selected_compaction_id) is not None:

@@ -176,6 +176,7 @@ class AgentSession:
         # The settings files' values; ``settings`` applies this session's own overrides on top.
         self._base_settings = settings
         self._session_overrides = read_overrides(store.entries)
+        self.session_overrides_changed = False  # whether the last set_session_overrides wrote an entry
         self._settings = apply_overrides(settings, self._session_overrides)
         self.env = os.environ if env is None else env
         self.provider = provider or Provider(
@@ -285,11 +286,18 @@ class AgentSession:
         self._settings = apply_overrides(base, overrides)
 
     def set_session_overrides(self, values: Mapping[str, Any] | None) -> SessionOverrides:
-        """Store compaction values for this session only (camelCase keys; None or {} clears them)."""
+        """Store compaction values for this session only (camelCase keys; None or {} clears them).
+
+        Nothing is written when they are the session's values already (QA: `a` typed twice in a word
+        wrote two identical entries); ``session_overrides_changed`` says whether the last call wrote."""
         data = entry_data(values or {})
         candidate = read_overrides([{"type": "custom", "customType": SESSION_SETTINGS_TYPE, "data": data}])
         if candidate.problem:
             raise ValueError(candidate.problem)
+        current = self._session_overrides
+        self.session_overrides_changed = current.problem is not None or candidate.values != current.values
+        if not self.session_overrides_changed:
+            return current
         self.store.append_custom(SESSION_SETTINGS_TYPE, data)
         self._set_layers(self._base_settings, read_overrides(self.store.entries))
         return self._session_overrides

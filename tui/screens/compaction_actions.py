@@ -83,6 +83,9 @@ def apply_to_session(screen: MainScreen, values: Mapping[str, Any]) -> bool:
         screen.notify(f"Not applied: {exc}.", severity="warning")
         return False
     screen.timeline.clear_what_if()
+    if not agent.session_overrides_changed:
+        screen.notify(f"This session sets {_describe(overrides.values)} already: nothing written.")
+        return True
     screen.session_changed()
     screen.notify(
         f"For this session only: {_describe(overrides.values)}. The settings files are unchanged; "

@@ -304,6 +304,10 @@ class MainScreen(Screen[None]):
         await commands.run_slash(self, BY_SLASH[name], argument)
 
     # --- the prompt ---------------------------------------------------------------------------
+    def take_typing(self, text: str) -> None:
+        """A printable key on a pane that does not bind it (the timeline): into the prompt (D1)."""
+        self._type_into_prompt(text)
+
     def _type_into_prompt(self, text: str) -> None:
         """Keys typed while the chat has focus: into the prompt at its cursor, which takes focus (D1)."""
         if self.prompt.disabled:  # a read-only session: nothing to type into
@@ -428,11 +432,24 @@ class MainScreen(Screen[None]):
     @on(CompactionTimeline.CompactNowRequested)
     def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:
         event.stop()
+        from tui.screens.dialogs import ConfirmDialog
+
         if self.agent is None or commands.refuse_read_only(self):
             return
-        self.run_agent(
-            commands.compact_job(None, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
+        job = commands.compact_job(None, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
+        # Enter is easy to hit by accident (a message typed into the focused timeline): a compaction, a
+        # summarizer call, starts only once the user has seen its values and said yes.
+        question = (
+            f"Compact now with keepRecentTokens {event.keep_recent_tokens:,}, "
+            f"reserveTokens {event.reserve_tokens:,} and strategy {event.strategy}?\n"
+            f"The summary is written by {self.agent.summary_model}."
         )
+
+        def answered(go: bool | None) -> None:
+            if go:
+                self.run_agent(job)
+
+        self.app.push_screen(ConfirmDialog(question, yes="Compact", no="Cancel", default="yes"), answered)
 
     @on(CompactionTimeline.ApplyToSessionRequested)
     def _apply_to_session(self, event: CompactionTimeline.ApplyToSessionRequested) -> None:
