@@ -59,3 +59,20 @@ async def test_a_picker_at_60x15_shows_its_own_keys_in_the_footer(
         await pilot.press("f1")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "F1 in the picker")
         assert screen is app.main
+
+
+async def test_the_timeline_footer_at_160_columns_keeps_the_screens_keys(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """QA item 19: with the timeline focused at 160x45 the footer ended '… f4 Timeline  f5 S▏^p palette'; the
+    timeline's unchosen keys (jump, expand) give way so that F5 and Quit stay, and come back when wider."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(160, 45), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: screen.timeline.has_focus, "the timeline")
+        await wait_until(pilot, lambda: "f5 Settings" in footer_text(app), "F5 in the footer")
+        assert "^q Quit" in footer_text(app) and "+/- Keep" in footer_text(app)
+        await pilot.resize_terminal(220, 45)
+        await wait_until(pilot, lambda: "Jump to boundary" in footer_text(app), "the timeline's extra keys")
+        assert "^q Quit" in footer_text(app)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -41,6 +42,38 @@ class KompaktFooter(Footer):
             shown, label = chosen[key.action]
             key.key_display = key.key_display if shown is None else shown
             key.description = key.description if label is None else label
+        rest = [w for w in keys if w not in first and w not in picked]
+        if chosen:
+            rest = self._fitted(rest, [*first, *(w for w in picked if w.description)])
         yield from first
         yield from (w for w in picked if w.description)
-        yield from (w for w in keys if w not in first and w not in picked)
+        yield from rest
+
+    def _fitted(self, rest: list[Widget], shown: list[Widget]) -> list[Widget]:
+        """``rest`` without the focused widget's unchosen keys, last first, while the row would overflow.
+
+        At 160 columns the timeline's extra keys pushed the screen's F5 and Quit off the edge (QA item 19);
+        the focused widget's chosen keys stay, and F1 and the palette list everything."""
+        width = self.size.width or self.app.size.width
+        focused = self.screen.focused
+        own = {b.binding.action for b in self.screen.active_bindings.values() if b.node is focused}
+        kept = list(rest)
+        droppable = [w for w in kept if isinstance(w, FooterKey) and w.action in own]
+        while droppable and sum(map(_cells, [*shown, *kept])) > width:
+            kept.remove(droppable.pop())
+        return kept
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Which keys fit depends on the width: choose again when it changes.
+        if event.size.width != getattr(self, "_composed_width", None):
+            self._composed_width = event.size.width
+            self.call_after_refresh(self.recompose)
+
+
+def _cells(widget: Widget) -> int:
+    """The cells a footer item takes: "key label" and the gap (the palette key: its whole cell)."""
+    if isinstance(widget, FooterKey):
+        if "-command-palette" in widget.classes:
+            return len(widget.key_display) + len(widget.description) + 4
+        return len(widget.key_display) + 1 + len(widget.description) + 2
+    return 0
