@@ -341,7 +341,7 @@ class KompaktApp(App[None]):
             initial=self.load_result,
         )
 
-    def _settings_reloaded(self, settings: Settings, changes: list) -> None:
+    def _settings_reloaded(self, settings: Settings, changes: list, *, from_disk: bool = True) -> None:
         from tui.config import SettingsError
         from tui.config.loader import load_default_settings
 
@@ -353,6 +353,8 @@ class KompaktApp(App[None]):
         more = f" (+{len(changes) - 4} more)" if len(changes) > 4 else ""
         self.notify(f"{shown}{more}", title="Settings reloaded", timeout=6)
         self.settings_changed.publish((settings, changes))
+        if from_disk:  # F5's own save has updated F5 already
+            self._tell_settings_screens(self.load_result)
         if self.load_result is not None and self.load_result.withheld:
             self.ask_project_trust(self.load_result)  # an edited project file asks again
 
@@ -395,8 +397,16 @@ class KompaktApp(App[None]):
         )
         self.settings_changed.publish((settings, diff_settings(old, settings)))
 
+    def _tell_settings_screens(self, load_result: LoadResult | None) -> None:
+        """An open F5 follows the files (it has ``settings_files_changed``); None: they are invalid now."""
+        for screen in self.screen_stack:
+            follow = getattr(screen, "settings_files_changed", None)
+            if callable(follow):
+                follow(load_result)
+
     def _settings_invalid(self, error: SettingsError) -> None:
         self.settings_error = error
+        self._tell_settings_screens(None)
         self.notify(
             f"{error}\nThe last good settings stay in force.",
             title="Settings not applied",
@@ -408,7 +418,9 @@ class KompaktApp(App[None]):
         """The settings screen saved: apply at once (the watcher ignores our own write)."""
         from tui.config.watcher import diff_settings
 
-        self._settings_reloaded(message.settings, diff_settings(self.settings, message.settings))
+        self._settings_reloaded(
+            message.settings, diff_settings(self.settings, message.settings), from_disk=False
+        )
 
     # --- commands and help ----------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

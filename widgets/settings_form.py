@@ -123,6 +123,19 @@ class SettingRow(Vertical):
         self.set_class(source.kind == "env", "-env")
         self.query_one(".setting-row--source", Static).update(self._source_text())
 
+    def set_value(self, value: Any) -> None:
+        """Show ``value`` (the file's new one) in the editor; its Changed re-checks it against the file."""
+        self._value = value
+        editor = self.query_one(f"#{editor_id(self.spec.key)}")
+        if isinstance(editor, Switch):
+            editor.value = bool(value)
+        elif isinstance(editor, Select):
+            editor.value = Select.NULL if value is None else value
+        elif isinstance(editor, TextArea):
+            editor.text = format_value(self.spec, value)
+        elif isinstance(editor, Input):
+            editor.value = format_value(self.spec, value)
+
     def set_note(self, note: str | None) -> None:
         self._note = note
         self.set_class(note is not None, "-overridden")
@@ -288,6 +301,33 @@ the right (default, user file, project file, or an environment variable, which w
             row.set_note(override_note(source, self._target))
         if self._described is not None and self._described.is_attached:
             self._describe(self._described)  # its "from …" follows the save (D13)
+
+    def follow_file(self, load_result: LoadResult) -> list[str]:
+        """The files on disk changed (and are valid): rows the user has not touched take the new values
+        and sources; a row being edited keeps the user's text and says what the file has now. The keys
+        of the rows kept, for the screen's status."""
+        self._result = load_result
+        self._sources = self._with_session(value_sources(load_result))
+        kept = []
+        for row in self.query(SettingRow):
+            source = row_source(row.spec, self._sources)
+            row.set_source(source)
+            value = value_at(load_result.settings, row.spec.segments)
+            key = row.spec.key
+            if key in self._pending or key in self._invalid:
+                kept.append(key)
+                note = f"differs from the file, which now has {short_value(value)}"
+                row.set_note(note)
+                if self._pending.get(key) == value:  # the file now says what was typed
+                    del self._pending[key]
+                    row.set_note(override_note(source, self._target))
+                    kept.pop()
+            else:
+                row.set_value(value)
+                row.set_note(override_note(source, self._target))
+        if self._described is not None and self._described.is_attached:
+            self._describe(self._described)
+        return kept
 
     # -- editing ---------------------------------------------------------------------------------------------
 

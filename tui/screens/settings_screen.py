@@ -155,6 +155,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self._project_path = project_path or load_result.project_file or project_settings_path()
         self._ignore_hashes = ignore_hashes
         self._saved: Settings | None = None
+        self._disk_note: str | None = None  # what the last change of the files on disk did to F5
         compaction = load_result.settings.compaction
         self._last_what_if = (compaction.keep_recent_tokens, compaction.reserve_tokens)
 
@@ -189,6 +190,22 @@ class SettingsScreen(ModalScreen[Settings | None]):
         if self._preview is not None:
             self._preview(self.query_one("#settings-preview", CompactionTimeline))
         self._check_files()
+
+    def settings_files_changed(self, load_result: LoadResult | None) -> None:
+        """The app's watcher saw the files change while F5 is open (D13): follow them. ``load_result`` is
+        the new valid load, or None when the files are now invalid (the banner lists every problem)."""
+        self._check_files()
+        if load_result is None:
+            self._disk_note = "The settings file on disk changed and is invalid (see above)"
+            self._show_status()
+            return
+        self._result = load_result
+        kept = self.query_one(SettingsForm).follow_file(load_result)
+        if self._preview is not None:
+            self._preview(self.query_one("#settings-preview", CompactionTimeline))
+        note = f"; kept your edit of {', '.join(kept)}" if kept else ""
+        self._disk_note = f"Reloaded from disk{note}"
+        self._show_status()
 
     @work(thread=True, exclusive=True, group="settings-check", exit_on_error=False)
     def _check_files(self) -> None:
@@ -251,7 +268,10 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def _show_status(self, saved: str | None = None) -> None:
         form = self.query_one(SettingsForm)
         pending, invalid = len(form.pending), len(form.invalid)
-        parts = [saved] if saved else []
+        if saved:
+            self._disk_note = None  # a save says where it went; the older news from disk is gone
+        note = saved or self._disk_note
+        parts = [note] if note else []
         if pending:
             parts.append(f"{pending} unsaved edit{'s' if pending != 1 else ''} (Ctrl+S saves)")
         if invalid:
