@@ -76,3 +76,25 @@ async def test_the_timeline_footer_at_160_columns_keeps_the_screens_keys(
         await pilot.resize_terminal(220, 45)
         await wait_until(pilot, lambda: "Jump to boundary" in footer_text(app), "the timeline's extra keys")
         assert "^q Quit" in footer_text(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 45)])
+async def test_the_welcome_breaks_only_where_its_lines_end(tmp_path, monkeypatch, size) -> None:
+    """QA item 17: at 100x30 the welcome broke mid-sentence ("F5 / the settings," then "F1 every key…")."""
+    from tests.app_e2e_helpers import isolated_home, make_app, settings_toml
+    from tui.launch import Launch
+    from tui.screens.main import WELCOME
+
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    app = make_app(home, Launch("new", cwd=tmp_path))
+    async with app.run_test(size=size, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        welcome = screen.query_one("#welcome")
+        await wait_until(pilot, lambda: welcome.display and welcome.region.height, "the welcome")
+        region = welcome.content_region
+        drawn = screen_text(app).splitlines()[region.y : region.bottom]
+        lines = [line[region.x : region.right].rstrip() for line in drawn]
+        while lines and not lines[-1]:
+            lines.pop()
+        assert lines == WELCOME.splitlines()

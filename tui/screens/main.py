@@ -53,10 +53,17 @@ if TYPE_CHECKING:
     from tui.session.store import RefreshResult, SessionStore
 
 
+# One short line per key (none over 71 cells), so it breaks nowhere at 80 columns and up (QA item 17:
+# a paragraph with hard breaks wrapped mid-sentence at 100 columns).
 WELCOME = """kompakt: a conversation that is a tree, with compaction you can watch.
 
-Type a message and press Enter. F2 shows the session tree, F4 the compaction timeline, F5 the settings,
-F1 every key and command. `kompakt --demo` opens a session with branches and compactions to explore."""
+Type a message and press Enter.
+  F1  every key and command
+  F2  the session tree
+  F4  the compaction timeline
+  F5  the settings
+
+Try `kompakt --demo`: a sample session with branches and compactions."""
 
 
 @dataclass
