@@ -7,7 +7,7 @@ from pathlib import Path
 from textual import events
 
 from tests import factories as f
-from tests.app_e2e_helpers import isolated_home, make_app, settings_toml, wait_until
+from tests.app_e2e_helpers import isolated_home, make_app, settings_toml, submit, wait_until
 from tests.pages import dialog_shown, rendered_text
 from tui.launch import Launch, MissingSessionCwdError, missing_session_cwd, session_cwd
 from tui.screens.dialogs import ConfirmDialog
@@ -140,7 +140,7 @@ async def test_another_stored_directory_is_asked_with_the_first_frame_and_the_an
     path = tmp_path / "s.jsonl"
     with SessionStore.create(path, cwd=str(there)) as store:
         store.append_message(f.user("hello")["message"])
-    app, _ = app_on(tmp_path, monkeypatch, path)
+    app, here = app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         dialog = await dialog_shown(pilot, app)
         assert str(there) in dialog._question and app.main.prompt.disabled
@@ -148,3 +148,7 @@ async def test_another_stored_directory_is_asked_with_the_first_frame_and_the_an
         await wait_until(pilot, lambda: app.main.agent is not None, "the start-up")
         assert app.main.agent.workspace == there.resolve()
         assert not app.main.prompt.disabled
+        first = app.main.agent
+        await submit(pilot, "/new")  # a new session here: the old session's answer does not carry over
+        await wait_until(pilot, lambda: app.main.agent is not first, "the new session")
+        assert app.main.agent.workspace == here.resolve()

@@ -43,7 +43,8 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
         on_error=lambda error: screen.notify(str(error), title="Hook error", severity="warning"),
     )
     # Tools work where kompakt started; a session file's cwd only once the user says so (ask_about_cwd).
-    workspace = screen.chosen_workspace or app.launch.cwd
+    # At start-up the user may have answered already; after a switch the old session's answer is void.
+    workspace = (screen.chosen_workspace if startup else None) or app.launch.cwd
     agent = AgentSession(store, settings, workspace=workspace, ask=partial(ask_approval, screen), hooks=hooks)
     screen.agent = agent
     screen.queued_prompts.clear()
