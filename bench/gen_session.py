@@ -117,8 +117,10 @@ def generate(
     seed: int = 1,
     big_output_lines: int = 120,
     model: tuple[str, str] = ("anthropic", "claude-sonnet-4-5"),
+    cwd: str = "/home/user/project",
 ) -> Path:
-    """Write a session of about ``entries`` entries to ``path`` and return it."""
+    """Write a session of about ``entries`` entries to ``path`` and return it. ``cwd`` is the directory
+    its header records (the default does not exist on most machines, so kompakt asks about it)."""
     rng = random.Random(seed)
     w = _Writer(rng)
     header = {
@@ -126,7 +128,7 @@ def generate(
         "version": 3,
         "id": str(uuid.UUID(int=rng.getrandbits(128))),
         "timestamp": "2026-11-01T09:00:00.000Z",
-        "cwd": "/home/user/project",
+        "cwd": cwd,
     }
     w.add({"type": "model_change", "provider": model[0], "modelId": model[1]})
     w.add({"type": "session_info", "name": "Synthetic session"})

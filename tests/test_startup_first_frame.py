@@ -158,19 +158,13 @@ class FirstFrame(KompaktApp):
         await super()._after_first_frame()
 
 
-def session_here(path: Path, here: Path) -> Path:
-    """The generated session recorded in ``here`` (its own cwd does not exist, and kompakt would ask)."""
-    path.write_text(path.read_text().replace('"cwd":"/home/user/project"', f'"cwd":"{here}"', 1))
-    return path
-
-
 async def test_the_first_frame_styles_each_chat_widget_once_and_lays_out_twice(tmp_path: Path) -> None:
     """Before the first frame, every widget of the chat was styled three times (as it mounted, when the
     screen resumed, when the first Resize set the height's breakpoint class) and the screen was laid out
     five times (three Resizes of the size it already had)."""
     from bench.gen_session import generate
 
-    path = session_here(generate(tmp_path / "s.jsonl", entries=400, seed=3), tmp_path)
+    path = generate(tmp_path / "s.jsonl", entries=400, seed=3, cwd=str(tmp_path))
     app = FirstFrame(Launch("open", path, tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.frame_done, "the first frame")
@@ -215,7 +209,7 @@ async def test_the_tree_index_is_built_after_a_complete_first_frame(tmp_path: Pa
     from tests.pages import MainPage
     from tui.session.tree import TreeIndex
 
-    path = session_here(generate(tmp_path / "s.jsonl", entries=400, seed=4), tmp_path)
+    path = generate(tmp_path / "s.jsonl", entries=400, seed=4, cwd=str(tmp_path))
     app = Frame(Launch("open", path, tmp_path))
     async with app.run_test(size=(120, 40)) as pilot:
         page = MainPage(pilot)

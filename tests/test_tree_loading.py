@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import orjson
-
 from bench.gen_session import generate
 from tests.app_e2e_helpers import offline_app_on, ready, screen_text, wait_until
 from tests.test_tui_uncompact import SIZE
@@ -19,8 +17,14 @@ def _footer(screen) -> str:
     return str(screen.tree_pane.query_one("#tree-footer").content)
 
 
+def big_session(tmp_path):
+    """A generated 3,000-entry session recorded in ``tmp_path`` (the generator's default directory does not
+    exist here, and the question about it would sit over the screen whose frames these tests read)."""
+    return generate(tmp_path / "big.jsonl", entries=3_000, big_output_lines=5, cwd=str(tmp_path))
+
+
 async def test_f2_shows_the_loading_line_until_the_rows_arrive(tmp_path, monkeypatch):
-    path = generate(tmp_path / "big.jsonl", entries=3_000, big_output_lines=5)
+    path = big_session(tmp_path)
     app = offline_app_on(tmp_path, monkeypatch, path)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
         screen = await ready(pilot, app)
@@ -52,10 +56,7 @@ async def test_f3_shows_the_loading_line_before_the_rows_are_built(tmp_path, mon
     from tui.screens.tree_screen import TreeScreen
     from widgets.session_tree_pane import SessionTreePane
 
-    path = generate(tmp_path / "big.jsonl", entries=3_000, big_output_lines=5)
-    header, rest = path.read_bytes().split(b"\n", 1)
-    # Recorded here, so no "work in the session's directory?" question comes first.
-    path.write_bytes(orjson.dumps(orjson.loads(header) | {"cwd": str(tmp_path)}) + b"\n" + rest)
+    path = big_session(tmp_path)
     app = offline_app_on(tmp_path, monkeypatch, path)
     built = SessionTreePane.set_session
     painted: list[str] = []
