@@ -77,6 +77,17 @@ async def run_slash(screen: MainScreen, action: Action, argument: str) -> None:
         screen.notify(reason, severity="warning")
 
 
+def unknown_command(screen: MainScreen, name: str, typed: str) -> None:
+    """D19: an unknown /command keeps its text in the prompt, to be fixed (or sent with '//' in front)."""
+    if not screen.prompt.text:
+        screen.prompt.text = typed
+        screen.prompt.move_cursor(screen.prompt.document.end)
+    screen.notify(
+        f"Unknown command /{name}. Press F1 for the list; start with // to send it as text.",
+        severity="warning",
+    )
+
+
 def refused_write_key(screen: MainScreen, key: str) -> bool:
     """Whether ``key`` is the key (default or remapped) of a write the read-only session hides: D5 hides
     it from the footer, so pressing it did nothing at all; it is refused in words instead."""

@@ -24,7 +24,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -33,6 +32,7 @@ from tui.actions import BY_SLASH
 from tui.app import KompaktApp
 from tui.launch import Launch
 from tui.screens import branch_actions, chat_view, commands, compaction_actions, session_view, tree_actions
+from tui.screens.laid_out_once import LaidOutOnceScreen
 from tui.session.errors import SessionError
 from widgets.chat_history import CompactionDivider
 from widgets.chat_pane import ChatPane
@@ -80,7 +80,7 @@ class SessionChanged(Message):
         return isinstance(message, SessionChanged)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(LaidOutOnceScreen[None]):
     """Chat, prompt, timeline, tree pane and status, wired to the agent."""
 
     app = getters.app(KompaktApp)
@@ -114,7 +114,7 @@ class MainScreen(Screen[None]):
         from tui.session.catalog import kompakt_home
 
         self.prompt = PromptInput(id="prompt", history_path=kompakt_home() / "prompt-history.jsonl")
-        self.chat.type_target = self._type_into_prompt
+        self.chat.type_target = self.take_typing
         self.tree_pane = SessionTreePane(id="tree-pane")
         self.status = StatusBar(id="status")
         self.agent: AgentSession | None = None
@@ -126,14 +126,10 @@ class MainScreen(Screen[None]):
         self.drawn_path = -1  # the store's path_revision the chat shows
         self.follow_problem: str | None = None  # watch mode's last read problem, said once
         self._stop_listening: Callable[[], None] | None = None
-        self._resumed = False  # the first ScreenResume has been handled
         self.chosen_workspace: Path | None = None  # the session's own cwd, once the user chose it
 
     def compose(self) -> ComposeResult:
-        # The height's breakpoint class, before any child is styled: set on the first Resize, it
-        # changed the screen's classes and restyled every widget again (the 10k session's chat too).
-        if name := self._breakpoint(self.app.size.height):
-            self.add_class(name, update=False)
+        self.add_breakpoint_class()  # before any child is styled (tui/screens/laid_out_once.py)
         with Horizontal(id="body"):
             yield self.tree_pane
             with Vertical(id="main"):
@@ -143,31 +139,6 @@ class MainScreen(Screen[None]):
                 yield PromptBox(self.prompt, id="prompt-box")
         yield self.status
         yield KompaktFooter()
-
-    def _breakpoint(self, height: int) -> str | None:
-        """The class of VERTICAL_BREAKPOINTS that Textual gives the screen at this height."""
-        return next(
-            (name for low, name in sorted(self.VERTICAL_BREAKPOINTS or [], reverse=True) if height >= low),
-            None,
-        )
-
-    def _on_resize(self, event: events.Resize) -> None:
-        """Runs before Screen's own handler. Start-up sends the screen three Resizes of the size it was
-        already laid out at (the app's first size, the driver's, the layout's own); each laid out and
-        drew every widget again (16-26 ms each with a 10k session's chat on screen). A Resize that
-        changes neither the size nor the breakpoint class is dropped."""
-        name = self._breakpoint(event.size.height)
-        if event.size == self.outer_size and (name is None or self.has_class(name)):
-            event.stop()
-            event.prevent_default()
-
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """Runs before Screen's own handler (Textual calls each class's in MRO order). The first resume
-        of this screen restyles nothing: every widget was styled as it mounted, with the same stylesheet
-        and classes, and a second pass over the chat's widgets cost a 10k session's first frame ~30 ms."""
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
 
     async def on_mount(self) -> None:
         """First frame: the session's chat and the prompt. The rest waits for :meth:`finish_start`."""
@@ -312,11 +283,8 @@ class MainScreen(Screen[None]):
 
     # --- the prompt ---------------------------------------------------------------------------
     def take_typing(self, text: str) -> None:
-        """A printable key on a pane that does not bind it (the timeline): into the prompt (D1)."""
-        self._type_into_prompt(text)
-
-    def _type_into_prompt(self, text: str) -> None:
-        """Keys typed while the chat has focus: into the prompt at its cursor, which takes focus (D1)."""
+        """Keys typed on a pane that does not bind them (the chat, the timeline): into the prompt at its
+        cursor, which takes focus (D1)."""
         if self.prompt.disabled:  # a read-only session: nothing to type into
             return
         self.prompt.insert(text)
@@ -330,14 +298,7 @@ class MainScreen(Screen[None]):
         if parsed.kind == "command":
             await self.run_command(parsed.name, parsed.argument)
         elif parsed.kind == "unknown":
-            # D19: the typed text stays, to be fixed (or sent as text with '//' in front).
-            if not self.prompt.text:
-                self.prompt.text = event.text
-                self.prompt.move_cursor(self.prompt.document.end)
-            self.notify(
-                f"Unknown command /{parsed.name}. Press F1 for the list; start with // to send it as text.",
-                severity="warning",
-            )
+            commands.unknown_command(self, parsed.name, event.text)
         elif parsed.kind == "bash":
             self.run_agent(commands.bash_job(self, parsed.argument, parsed.exclude_from_context))
         elif parsed.argument.strip():
@@ -439,24 +400,9 @@ class MainScreen(Screen[None]):
     @on(CompactionTimeline.CompactNowRequested)
     def _compact_now(self, event: CompactionTimeline.CompactNowRequested) -> None:
         event.stop()
-        from tui.screens.dialogs import ConfirmDialog
+        from tui.screens.timeline_actions import confirm_compact_now
 
-        if self.agent is None or commands.refuse_read_only(self):
-            return
-        job = commands.compact_job(None, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
-        # Enter is easy to hit by accident (a message typed into the focused timeline): a compaction, a
-        # summarizer call, starts only once the user has seen its values and said yes.
-        question = (
-            f"Compact now with keepRecentTokens {event.keep_recent_tokens:,}, "
-            f"reserveTokens {event.reserve_tokens:,} and strategy {event.strategy}?\n"
-            f"The summary is written by {self.agent.summary_model}."
-        )
-
-        def answered(go: bool | None) -> None:
-            if go:
-                self.run_agent(job)
-
-        self.app.push_screen(ConfirmDialog(question, yes="Compact", no="Cancel", default="yes"), answered)
+        confirm_compact_now(self, event.keep_recent_tokens, event.reserve_tokens, event.strategy)
 
     @on(CompactionTimeline.ApplyToSessionRequested)
     def _apply_to_session(self, event: CompactionTimeline.ApplyToSessionRequested) -> None:
@@ -480,12 +426,7 @@ class MainScreen(Screen[None]):
         event.stop()
         from tui.screens.timeline_actions import show_pointed_entry
 
-        self.run_worker(
-            show_pointed_entry(self, event.entry_id),
-            group="timeline-point",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        self.run_job("timeline-point", show_pointed_entry(self, event.entry_id))
 
     @on(CompactionTimeline.JumpToEntry)
     def _jump(self, event: CompactionTimeline.JumpToEntry) -> None:

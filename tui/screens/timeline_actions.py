@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui.screens import tree_actions
+from tui.screens import commands, tree_actions
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -69,3 +69,27 @@ async def show_pointed_entry(screen: MainScreen, entry_id: str) -> None:
     screen.status.message = (
         "" if shown else "selected in the tree; the chat does not show it here (summarised, or too far back)"
     )
+
+
+def confirm_compact_now(
+    screen: MainScreen, keep_recent_tokens: int, reserve_tokens: int, strategy: str
+) -> None:
+    """Enter in the timeline: a compaction with these what-if values, once the user has seen them and said
+    yes. Enter is easy to hit by accident (a message typed into the focused timeline), and a compaction is
+    a summarizer call."""
+    from tui.screens.dialogs import ConfirmDialog
+
+    if screen.agent is None or commands.refuse_read_only(screen):
+        return
+    job = commands.compact_job(None, keep_recent_tokens, reserve_tokens, strategy)
+    question = (
+        f"Compact now with keepRecentTokens {keep_recent_tokens:,}, "
+        f"reserveTokens {reserve_tokens:,} and strategy {strategy}?\n"
+        f"The summary is written by {screen.agent.summary_model}."
+    )
+
+    def answered(go: bool | None) -> None:
+        if go:
+            screen.run_agent(job)
+
+    screen.app.push_screen(ConfirmDialog(question, yes="Compact", no="Cancel", default="yes"), answered)
