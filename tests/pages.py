@@ -73,6 +73,8 @@ async def screen_shown(pilot: Any, app: Any, screen: Any) -> Any:
         active = app.screen
         found = isinstance(active, screen) if isinstance(screen, type) else active is screen
         settled = active.is_mounted and (active.focused is not None or not active.focus_chain)
+        # A dialog that ignores keys read before its first frame (ConfirmDialog) must have been drawn.
+        settled = settled and getattr(active, "drawn_at", 0) is not None
         return active if found and settled else None
 
     return await wait_until(pilot, shown, f"the screen {screen!r}")

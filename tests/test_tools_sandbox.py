@@ -198,8 +198,8 @@ async def test_a_session_cwd_elsewhere_moves_the_tools_only_when_the_user_says_s
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, move: bool
 ) -> None:
     from tests.app_e2e_helpers import isolated_home, make_app, ready, settings_toml, wait_until
+    from tests.pages import dialog_shown
     from tui.launch import Launch
-    from tui.screens.dialogs import ConfirmDialog
 
     stored = tmp_path / "recorded-there"
     stored.mkdir()
@@ -210,7 +210,7 @@ async def test_a_session_cwd_elsewhere_moves_the_tools_only_when_the_user_says_s
     app = make_app(home, Launch("open", session_recorded_in(tmp_path, stored), here))
     async with app.run_test(size=(120, 40), notifications=False) as pilot:
         screen = await ready(pilot, app)
-        dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, "ask")
+        dialog = await dialog_shown(pilot, app)  # drawn: it ignores keys read before its first frame
         assert str(stored) in dialog._question and str(here) in dialog._question
         assert screen.prompt.disabled and screen.agent.workspace == here.resolve()  # not the stored cwd
         assert screen.agent.tool_context.workspace == here.resolve()

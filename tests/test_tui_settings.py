@@ -349,7 +349,7 @@ async def test_escape_asks_before_discarding_edits(files):
         await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         assert isinstance(app.screen, SettingsScreen)
         await pilot.press("escape")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDiscard))
         await pilot.press("y")
         await until(pilot, lambda: (app.dismissed == [None]) and (user.read_text() == USER_TOML))
         assert app.dismissed == [None]
