@@ -181,7 +181,7 @@ async def test_switching_the_strategy_redraws_the_ghost_at_once():
         widget = app.query_one(CompactionTimeline)
         assert widget.what_if_strategy == STRATEGY_KEEP_RECENT
         assert "head-tail" not in rows(widget)[2]
-        await pilot.press("s")
+        await pilot.press("ctrl+t")
         assert widget.what_if_strategy == STRATEGY_HEAD_TAIL
         assert [m.strategy for m in app.received] == [STRATEGY_HEAD_TAIL]
         markers, _bar, status = rows(widget)
@@ -189,7 +189,7 @@ async def test_switching_the_strategy_redraws_the_ghost_at_once():
         assert " tail " in markers  # the bracket now shows the tail budget
         await pilot.press("enter")
         assert app.received[-1].strategy == STRATEGY_HEAD_TAIL
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         assert widget.what_if_strategy == STRATEGY_KEEP_RECENT
         assert "head-tail" not in rows(widget)[2]
 

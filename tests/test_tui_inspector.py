@@ -95,7 +95,7 @@ async def test_preview_writes_nothing_until_enter_and_then_exactly_that_summary(
         await wait_until(pilot, lambda: screen.timeline.has_focus, "the focused timeline")
         await pilot.press("minus", "minus")
         keep = screen.timeline.what_if_settings[0]
-        await pilot.press("p")
+        await pilot.press("ctrl+g")
         view = await wait_until(pilot, lambda: drawn(app), "the preview from the what-if")
         shown = view.inspection.summary
         assert view.inspection.facts.keep_recent_tokens == keep

@@ -122,7 +122,7 @@ async def test_keys_move_the_ghost_boundary_and_post_what_if_changed() -> None:
         )
         assert app.received[-1].keep_recent_tokens == KEEP - 5_000
         assert ghost_column(widget) > before
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await until(
             pilot,
             lambda: (
@@ -178,11 +178,11 @@ async def test_enter_requests_compaction_with_the_what_if_settings() -> None:
         assert (request.keep_recent_tokens, request.reserve_tokens) == (KEEP + 1_000, RESERVE)
 
 
-async def test_b_jumps_to_the_boundary_entry() -> None:
+async def test_ctrl_f_jumps_to_the_boundary_entry() -> None:
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
         await timeline_shown(pilot, app)
-        await pilot.press("b")
+        await pilot.press("ctrl+f")
         await until(
             pilot,
             lambda: (

@@ -107,7 +107,7 @@ async def test_apply_to_this_session_from_the_what_if_and_clear_it(tmp_path, mon
         await pilot.press("f4")
         await wait_until(pilot, lambda: screen.timeline.has_focus, "the focused timeline")
         await pilot.press("plus", "plus", "right_square_bracket")
-        await pilot.press("a")
+        await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: agent.session_overrides, "the session's own settings")
         assert agent.session_overrides.values["keepRecentTokens"] == file_keep + 2_000
         assert agent.session_overrides.values["strategy"] == "keep-recent"

@@ -8,7 +8,7 @@ so the screen shows that entry in the tree and the chat; hovering sets the toolt
 (:mod:`widgets.timeline_pointer`); Enter on a selected past compaction asks for the inspector. The bar shows the summarised history, the summary,
 the kept region from ``firstKeptEntryId`` (▼), the entries since, the threshold and the window;
 the ghost ◆ marks where a compaction with the what-if settings would cut, computed by the same
-planner as ``kompakt plan``, for either strategy (``s`` switches the what-if between keep-recent and
+planner as ``kompakt plan``, for either strategy (Ctrl+T switches the what-if between keep-recent and
 head-tail at once; a head-tail compaction also shows the protected head it copied into its summary).
 Keys nudge keepRecentTokens and reserveTokens of the what-if; the
 widget posts messages upward and never touches the session itself. Rendering uses the line API
@@ -242,13 +242,15 @@ size of each region in the legend, and everything the what-if predicts.
 
 - `+` / `-`: keepRecentTokens ±1k (`>` / `<`: ±5k)
 - `]` / `[`: reserveTokens ±1k (`}` / `{`: ±5k)
-- `s`: switch the what-if between the keep-recent and head-tail strategies
-- `r`: reset the what-if to the current settings
-- `p`: preview the compaction the what-if would write (the inspector shows it; Enter writes it, Esc drops it)
-- `i`: inspect the latest compaction (what it summarised, its summary, what it kept)
-- `a`: apply the what-if to this session only (stored in the session file; `/session-settings clear` removes it)
-- `enter`: compact now with the what-if settings (with a past compaction selected: inspect it)
-- `b`: jump to the boundary entry in the tree
+- `ctrl+t`: switch the what-if between the keep-recent and head-tail strategies
+- `ctrl+r`: reset the what-if to the current settings
+- `ctrl+g`: preview the compaction the what-if would write (a summarizer call; the inspector shows it,
+  Enter writes it, Esc drops it)
+- `ctrl+o`: inspect the latest compaction (what it summarised, its summary, what it kept)
+- `ctrl+s`: apply the what-if to this session only (stored in the session file; `/session-settings clear`
+  removes it)
+- `enter`: compact now with the what-if settings, after a yes (with a past compaction selected: inspect it)
+- `ctrl+f`: jump to the boundary entry in the tree
 - `left` / `right`: walk the bar's segments; the tree pane selects the entry and the chat scrolls to it
   (a click on a segment, a point of the context chart or a past compaction does the same; hovering
   says what it is)
@@ -287,14 +289,19 @@ size of each region in the legend, and everything the what-if predicts.
             show=False,
             id="timeline.reserve_down_big",
         ),
-        Binding("s", "switch_strategy", "Switch strategy", id="timeline.switch_strategy"),
-        Binding("r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
+        # Letters would fire when a message is typed into the focused timeline (its first letter acts
+        # before the focus moves to the prompt): every action with a letter has a Ctrl key instead. The
+        # symbols and Space stay: they only move the what-if view, and a message seldom starts with one.
+        Binding("ctrl+t", "switch_strategy", "Switch strategy", id="timeline.switch_strategy"),
+        Binding("ctrl+r", "reset_what_if", "Reset what-if", id="timeline.reset_what_if"),
         # Off the footer (its row is full; "Compact now" would drop out): listed by F1 and the palette.
-        Binding("a", "apply_to_session", "Apply to this session", show=False, id="timeline.apply_to_session"),
-        Binding("p", "preview", "Preview compaction", show=False, id="timeline.preview"),
-        Binding("i", "inspect", "Inspect last compaction", show=False, id="timeline.inspect"),
+        Binding(
+            "ctrl+s", "apply_to_session", "Apply to this session", show=False, id="timeline.apply_to_session"
+        ),
+        Binding("ctrl+g", "preview", "Preview compaction", show=False, id="timeline.preview"),
+        Binding("ctrl+o", "inspect", "Inspect last compaction", show=False, id="timeline.inspect"),
         Binding("enter", "compact_now", "Compact now", id="timeline.compact_now"),
-        Binding("b", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
+        Binding("ctrl+f", "jump_to_boundary", "Jump to boundary", id="timeline.jump_boundary"),
         Binding("left", "walk(-1)", "Previous segment", show=False, id="timeline.previous_segment"),
         Binding("right", "walk(1)", "Next segment", show=False, id="timeline.next_segment"),
         Binding("down", "walk_past(1)", "Older compaction", show=False, id="timeline.older_compaction"),
@@ -444,6 +451,7 @@ size of each region in the legend, and everything the what-if predicts.
         self._breakdown: tuple[ContextBreakdown | None] | None = None  # computed once per path
         self._samples: list[Sample] | None = None
         self._budget = 0  # rows the whole widget may take, from the screen's height
+        self._typing_away = False  # a key went to the prompt: the rest of the burst goes there too
 
     # --- public API -------------------------------------------------------------------------
 
@@ -642,17 +650,25 @@ size of each region in the legend, and everything the what-if predicts.
         self.post_message(self.StrategyChanged(other))
 
     def on_key(self, event: Key) -> None:
-        """Printable keys the timeline does not bind go to the prompt (the screen's ``take_typing``), so a
-        message typed with the timeline focused is not lost and its Enter sends it (D1's rule)."""
-        if event.key in self._bindings.key_to_bindings or not (event.is_printable and event.character):
+        """Printable keys go to the prompt (the screen's ``take_typing``), so a message typed with the
+        timeline focused is not lost and its Enter sends it (D1's rule). A key the timeline binds (a
+        what-if symbol, Space) acts only until typing starts: the keys of a burst reach the timeline
+        before the focus has moved, and once one went to the prompt the rest follow it."""
+        if not (event.is_printable and event.character):
+            return
+        if event.key in self._bindings.key_to_bindings and not self._typing_away:
             return
         event.stop()
         event.prevent_default()
         for node in self.ancestors:
             take_typing = getattr(node, "take_typing", None)
             if callable(take_typing):
+                self._typing_away = True
                 take_typing(event.character)
                 return
+
+    def on_focus(self) -> None:
+        self._typing_away = False  # back on the timeline: its keys act again
 
     def action_compact_now(self) -> None:
         if self.expanded and (selected := self.selected_compaction_id) is not None:

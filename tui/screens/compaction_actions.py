@@ -3,7 +3,7 @@
 Undo (``/uncompact``, Shift+U on a tree row): the core work is :mod:`tui.compaction.undo`; this module
 adds the screen's part: the refusals (read-only session, agent busy, not a compaction), the question
 when messages were added after the compaction (they stay on its branch), then the chat, tree and
-timeline redraw. Session settings (``a`` in the timeline's what-if, ``/session-settings [clear]``):
+timeline redraw. Session settings (Ctrl+S in the timeline's what-if, ``/session-settings [clear]``):
 :mod:`tui.agent.session_settings` stores them; the timeline and the threshold follow at once.
 """
 
@@ -123,7 +123,7 @@ def session_settings_command(screen: MainScreen, argument: str) -> None:
     if current:
         screen.notify(f"This session sets {_describe(current.values)}.", title="Session settings")
     else:
-        screen.notify("This session has no settings of its own; `a` in the timeline's what-if stores some.")
+        screen.notify("This session has no settings of its own; Ctrl+S in the timeline's what-if stores some.")
 
 
 async def inspect_compaction_flow(screen: MainScreen, compaction_id: str | None) -> None:

@@ -386,7 +386,7 @@ class MainScreen(LaidOutOnceScreen[None]):
     # --- workers: one group each, so that a second request replaces the first ------------------
     @work(exclusive=True, group="inspect", exit_on_error=False)
     async def compaction_flow(self, kind: str, *args: Any) -> None:
-        """The inspector (``/inspect``, Shift+I, ``i``) or a preview (``/compact --preview``, ``p``)."""
+        """The inspector (``/inspect``, Shift+I, the timeline's Ctrl+O) or a preview (``/compact --preview``, Ctrl+G)."""
         if kind == "inspect":
             await compaction_actions.inspect_compaction_flow(self, args[0])
         else:

@@ -104,7 +104,7 @@ def ask_label(screen: MainScreen, event: SessionTreeView.LabelRequested) -> None
 
 
 def jump_to(screen: MainScreen, entry_id: str) -> None:
-    """The timeline's ``b``: the tree pane, open and focused on ``entry_id``."""
+    """The timeline's Ctrl+F: the tree pane, open and focused on ``entry_id``."""
     if not screen.tree_pane.display:
         toggle_tree(screen)
     screen.tree_pane.select(entry_id)
