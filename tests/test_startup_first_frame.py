@@ -10,7 +10,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Collapsible
 
-from tests.pages import wait_until
+from tests.pages import screen_settled, wait_until
 from tui.app import KompaktApp
 from tui.launch import Launch
 from widgets import gc_pause
@@ -99,6 +99,53 @@ async def test_mounting_collapsed_blocks_restyles_none_of_them() -> None:
         assert restyled == []
         blocks[0].collapsed = False  # expanding still works as before
         await wait_until(pilot, lambda: not blocks[0].has_class("-collapsed"), "the block expanded")
+
+
+async def test_collapsed_blocks_build_their_bodies_only_when_first_opened() -> None:
+    """A stored reply's tool call and thinking mount their title alone (issue 13: their bodies were a fifth
+    of a long session's first-screen widgets); opening one shows what it always showed, and a result or
+    streamed arguments that came while it was closed are in it."""
+    from tests.test_tui_chat import widget_text
+    from widgets.chat_messages import AssistantMessage, ThinkingBlock, ToolCallView
+    from widgets.chunked_markdown import ChunkedMarkdown
+
+    reply = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "first **why**"},
+            {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.py"}},
+            {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "ls"}},
+        ],
+    }
+    result = {
+        "role": "toolResult",
+        "toolCallId": "c1",
+        "toolName": "read",
+        "content": [{"type": "text", "text": "x = 1"}],
+    }
+    app = ChatHost()
+    async with app.run_test(size=(100, 40)) as pilot:
+        pane = app.query_one(ChatPane)
+        await pane.load_messages([{"role": "user", "content": "go"}, reply, result])
+        message = await wait_until(pilot, lambda: next(iter(pane.query(AssistantMessage)), None), "the reply")
+        await wait_until(pilot, lambda: message.is_mounted, "the reply mounted")
+        thinking = message.query_one(ThinkingBlock)
+        read, bash = message.query(ToolCallView)
+        assert not list(message.query(ChunkedMarkdown)) and not list(message.query(".tool--args"))
+        assert not (thinking.body_built or read.body_built or bash.body_built)
+        bash.set_args_text('{"command": "ls -')  # arrives (streams) while it is closed
+        bash.set_result({"role": "toolResult", "toolCallId": "c2", "content": "total 0"})
+        for block in (thinking, read, bash):
+            block.collapsed = False
+        await wait_until(pilot, lambda: len(message.query(".tool--output")) == 2, "the bodies")
+        await screen_settled(pilot)
+        text = widget_text(app, message)
+        assert "first why" in text and '"path": "a.py"' in text and "x = 1" in text
+        assert '{"command": "ls -' in text and "total 0" in text
+        thinking.collapsed = True
+        thinking.collapsed = False  # built once
+        await screen_settled(pilot)
+        assert len(message.query(ChunkedMarkdown)) == 1
 
 
 def test_opening_a_session_copies_its_bytes_no_more_than_once(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from tui.session.content import content_text
 from tui.session.display import tool_call_label
 from tui.session.entries import Message
 from tui.session.sanitize import sanitize
+from widgets.lazy_collapsible import LazyCollapsible
 from widgets.stream_sanitizer import StreamSanitizer
 
 if TYPE_CHECKING:
@@ -227,8 +228,9 @@ class UserMessage(ChatMessage):
 COLLAPSED = "-collapsed"
 
 
-class ToolCallView(Collapsible):
-    """A tool call with its arguments and, once it arrives, its (truncated) result."""
+class ToolCallView(LazyCollapsible):
+    """A tool call with its arguments and, once it arrives, its (truncated) result; the two views are
+    made when it is first expanded (widgets/lazy_collapsible.py)."""
 
     DEFAULT_CSS = """
     ToolCallView { background: transparent; border-top: none; padding: 0; margin: 0; }
@@ -245,15 +247,25 @@ class ToolCallView(Collapsible):
         self.name_ = name
         self.args: Any = args
         self.result: Message | None = result
-        self._args_view = Static(plain(_format_args(args)), classes="tool--args")
-        self._output_view = Static(Content(""), classes="tool--output")
-        super().__init__(
-            self._args_view, self._output_view, title=self._heading(), collapsed=True, classes=COLLAPSED
-        )
+        self._args_text: str | None = None  # streamed raw arguments; None: shown from ``args``
+        self._args_view: Static | None = None
+        self._output_view: Static | None = None
+        super().__init__(title=self._heading(), collapsed=True, classes=COLLAPSED)
         if result is not None:
             self._show_result(result)
         else:
             self.add_class("-running")
+
+    def build_body(self) -> list[Widget]:
+        self._args_view = Static(self._args_content(), classes="tool--args")
+        self._output_view = Static(self._output_content(), classes="tool--output")
+        return [self._args_view, self._output_view]
+
+    def _args_content(self) -> Content:
+        return plain(_format_args(self.args) if self._args_text is None else self._args_text)
+
+    def _output_content(self) -> Content:
+        return Content("" if self.result is None else truncate_output(result_text(self.result)))
 
     def _heading(self) -> Content:
         label = tool_call_label(self.name_, self.args if isinstance(self.args, dict) else None)
@@ -266,8 +278,9 @@ class ToolCallView(Collapsible):
         return Content(sanitize(label) + status)
 
     def set_call(self, name: str, args: Any) -> None:
-        self.name_, self.args = name, args
-        self._args_view.update(plain(_format_args(args)))
+        self.name_, self.args, self._args_text = name, args, None
+        if self._args_view is not None:
+            self._args_view.update(self._args_content())
         self.title = self._heading()
 
     def set_args_text(self, args_json: str) -> None:
@@ -278,8 +291,10 @@ class ToolCallView(Collapsible):
             parsed = None
         if isinstance(parsed, dict):
             self.set_call(self.name_, parsed)
-        else:
-            self._args_view.update(plain(args_json[:ARGS_CHARS]))
+            return
+        self._args_text = args_json[:ARGS_CHARS]
+        if self._args_view is not None:
+            self._args_view.update(self._args_content())
 
     def set_result(self, result: Message) -> None:
         self._show_result(result)
@@ -289,11 +304,13 @@ class ToolCallView(Collapsible):
         self.result = result
         self.remove_class("-running")
         self.set_class(bool(result.get("isError")), "-error")
-        self._output_view.update(Content(truncate_output(result_text(result))))
+        if self._output_view is not None:
+            self._output_view.update(self._output_content())
 
 
-class ThinkingBlock(Collapsible):
-    """The model's reasoning: collapsed and dim."""
+class ThinkingBlock(LazyCollapsible):
+    """The model's reasoning: collapsed and dim. A finished one (``text`` given) makes its Markdown when
+    first expanded; a streamed one has it from the start, to write into."""
 
     DEFAULT_CSS = """
     ThinkingBlock { background: transparent; border-top: none; padding: 0; margin: 0; }
@@ -303,18 +320,25 @@ class ThinkingBlock(Collapsible):
     """
 
     def __init__(self, text: str = "") -> None:
+        self.thinking = text
+        self.markdown: ChunkedMarkdown | None = None
+        super().__init__(title=Content("Thinking"), collapsed=True, classes=COLLAPSED)
+        if not text:
+            self.open_body()
+
+    def build_body(self) -> list[Widget]:
         from widgets.chunked_markdown import ChunkedMarkdown  # markdown-it loads with the first message
 
-        self.markdown = ChunkedMarkdown(text)
-        super().__init__(self.markdown, title=Content("Thinking"), collapsed=True, classes=COLLAPSED)
+        self.markdown = ChunkedMarkdown(self.thinking)
+        return [self.markdown]
 
 
-def part_markdown(widget: Widget) -> ChunkedMarkdown:
-    """The Markdown of a text or thinking part."""
+def part_markdown(widget: Widget) -> ChunkedMarkdown | None:
+    """The Markdown of a text or thinking part (None: a thinking block not expanded yet has none)."""
     from widgets.chunked_markdown import ChunkedMarkdown
 
     markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
-    assert isinstance(markdown, ChunkedMarkdown)
+    assert markdown is None or isinstance(markdown, ChunkedMarkdown)
     return markdown
 
 
@@ -323,7 +347,9 @@ class _OpenPart:
 
     def __init__(self, widget: Widget) -> None:
         self.widget = widget
-        self.markdown = part_markdown(widget)
+        markdown = part_markdown(widget)
+        assert markdown is not None  # a streamed part is made with its Markdown (ThinkingBlock(""))
+        self.markdown = markdown
         self.sanitizer = StreamSanitizer()
         self.pending: list[str] = []
         self.timer: Timer | None = None
@@ -415,8 +441,8 @@ class AssistantMessage(ChatMessage):
     def reveal_folds(self) -> None:
         """Unfold long streamed text near the screen again (the chat pane calls this on scroll)."""
         for kind, widget in self._parts:
-            if kind != "tool":
-                part_markdown(widget).reveal()
+            if kind != "tool" and (markdown := part_markdown(widget)) is not None:
+                markdown.reveal()
 
     # Streaming -----------------------------------------------------------------------------------
 
@@ -503,7 +529,9 @@ class AssistantMessage(ChatMessage):
         if isinstance(widget, ToolCallView):
             widget.set_call(str(payload.get("name", "")), payload.get("arguments"))
             return
-        await part_markdown(widget).finalize(sanitize(payload))
+        markdown = part_markdown(widget)
+        assert markdown is not None  # only streamed parts are refreshed, and they have their Markdown
+        await markdown.finalize(sanitize(payload))
 
     async def on_unmount(self) -> None:
         if self._open is not None:
