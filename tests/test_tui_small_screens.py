@@ -98,3 +98,30 @@ async def test_the_welcome_breaks_only_where_its_lines_end(tmp_path, monkeypatch
         while lines and not lines[-1]:
             lines.pop()
         assert lines == WELCOME.splitlines()
+
+
+def footer_items(app) -> list[str]:
+    """The footer's items as drawn ('f1 Help', …), the palette key at the right edge left out."""
+    row = footer_text(app).split("▏")[0]
+    return [item.strip() for item in row.split("  ") if item.strip()]
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 160])
+async def test_the_timeline_footer_shows_whole_keys_with_f1_first(
+    tmp_path, monkeypatch, fake_openai, width
+) -> None:
+    """Issue 13 F: with the timeline focused the footer was cut mid-label ('^r R▏' at 80 columns, 'f5 Se▏'
+    at 120): every key drawn is whole, and F1 Help is the first."""
+    from textual.widgets._footer import FooterKey
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(width, 40), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: screen.timeline.has_focus, "the timeline")
+        await wait_until(pilot, lambda: "+/- Keep" in footer_text(app), "the timeline's keys in the footer")
+        labels = {f"{key.key_display} {key.description}" for key in app.screen.query(FooterKey)}
+        items = footer_items(app)
+        assert items[0] == "f1 Help"
+        assert all(item in labels for item in items), items
+        assert footer_text(app).rstrip().endswith("^p palette")

@@ -8,6 +8,8 @@ A focused widget with many keys (the timeline's what-if) can say which come next
 names them: ``FOOTER_KEYS`` maps a binding's action to ``(key shown, label)``, in the order wanted
 (``None`` keeps the binding's own; an empty label drops the key from the footer, F1 and the palette
 still list it). At 80 columns the what-if footer was cut after "s Sw…", hiding Esc and F9.
+
+A key that does not fit is left out whole, never cut mid-label (:meth:`KompaktFooter._dropped` says which).
 """
 
 from __future__ import annotations
@@ -43,25 +45,32 @@ class KompaktFooter(Footer):
             key.key_display = key.key_display if shown is None else shown
             key.description = key.description if label is None else label
         rest = [w for w in keys if w not in first and w not in picked]
-        if chosen:
-            rest = self._fitted(rest, [*first, *(w for w in picked if w.description)])
+        shown = [w for w in picked if w.description]
+        dropped = self._dropped(shown, rest, [*first, *shown, *rest])
         yield from first
-        yield from (w for w in picked if w.description)
-        yield from rest
+        yield from (w for w in shown if w not in dropped)
+        yield from (w for w in rest if w not in dropped)
 
-    def _fitted(self, rest: list[Widget], shown: list[Widget]) -> list[Widget]:
-        """``rest`` without the focused widget's unchosen keys, last first, while the row would overflow.
+    def _dropped(self, chosen: list[FooterKey], rest: list[Widget], row: list[Widget]) -> set[Widget]:
+        """The keys left out so that the row fits its width with whole labels (Textual's footer cuts the
+        last one mid-word: with the timeline focused, '^r R▏' at 80 columns and 'f5 Se▏' at 120).
 
-        At 160 columns the timeline's extra keys pushed the screen's F5 and Quit off the edge (QA item 19);
-        the focused widget's chosen keys stay, and F1 and the palette list everything."""
+        They go in this order, each group last first: the focused widget's unchosen keys (at 160 columns
+        the timeline's pushed F5 and Quit off, QA item 19), the screen's and the app's keys, then the
+        focused widget's chosen ones. F1 and the palette key stay; F1 lists every key."""
         width = self.size.width or self.app.size.width
         focused = self.screen.focused
         own = {b.binding.action for b in self.screen.active_bindings.values() if b.node is focused}
-        kept = list(rest)
-        droppable = [w for w in kept if isinstance(w, FooterKey) and w.action in own]
-        while droppable and sum(map(_cells, [*shown, *kept])) > width:
-            kept.remove(droppable.pop())
-        return kept
+        keys = [w for w in rest if isinstance(w, FooterKey) and "-command-palette" not in w.classes]
+        unchosen = [w for w in keys if chosen and w.action in own]
+        order = [*chosen, *(w for w in keys if w not in unchosen), *unchosen]
+        dropped: set[Widget] = set()
+        used = sum(map(_cells, row))
+        while order and used > width:
+            key = order.pop()
+            dropped.add(key)
+            used -= _cells(key)
+        return dropped
 
     def on_resize(self, event: events.Resize) -> None:
         # Which keys fit depends on the width: choose again when it changes.
