@@ -2,6 +2,7 @@
 
 The host app pushes a :class:`SettingsScreen` on mount and records what it dismisses with and every
 ``WhatIf``/``Saved`` message that reaches the app, so tests can assert on what the lead's app would see.
+:func:`settings_ready` waits until F5 has every row and its preview (the first frame has only what fits).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from textual.app import App
 
+from tests.pages import wait_until
 from tui.config import load_settings
 from tui.screens.settings_screen import SettingsScreen
 
@@ -28,6 +30,16 @@ reserveTokens = 16384
 [retry]
 maxRetries = 3
 """
+
+
+async def settings_ready(pilot: Any, app: App[Any]) -> SettingsScreen:
+    """Until the settings screen is the active one with every row mounted and its preview drawn; the screen."""
+
+    def ready() -> SettingsScreen | None:
+        screen = app.screen
+        return screen if isinstance(screen, SettingsScreen) and screen.is_mounted and screen.ready else None
+
+    return await wait_until(pilot, ready, "the settings screen, every row and the preview")
 
 
 def clear_kompakt_env(monkeypatch: Any, config_dir: Path) -> None:

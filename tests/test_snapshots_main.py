@@ -47,7 +47,7 @@ async def timeline_expanded(pilot: Any) -> None:
 async def settings_screen(pilot: Any) -> None:
     await settle(pilot)
     await pilot.press("f5")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen))
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, SettingsScreen) and pilot.app.screen.ready)
     await pilot.pause()
     still(pilot.app)
 

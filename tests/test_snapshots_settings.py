@@ -10,11 +10,16 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
+from tests.settings_ui_helpers import settings_ready
 from tests.snap_apps.settings_app import SettingsSnapApp
 
 
+async def opened(pilot) -> None:
+    await settings_ready(pilot, pilot.app)  # the rows after the first frame are there too
+
+
 async def edit_keep_recent(pilot) -> None:
-    await pilot.pause()
+    await opened(pilot)
     screen = pilot.app.screen
     field = screen.query_one("#setting-compaction-keepRecentTokens", Input)
     field.cursor_blink = False
@@ -32,5 +37,5 @@ async def edit_keep_recent(pilot) -> None:
 @pytest.mark.parametrize("edited", [False, True], ids=["opened", "invalid-edit"])
 def test_settings_snapshot(snap_compare, size: tuple[int, int], edited: bool) -> None:
     assert snap_compare(
-        SettingsSnapApp(), terminal_size=size, run_before=edit_keep_recent if edited else None
+        SettingsSnapApp(), terminal_size=size, run_before=edit_keep_recent if edited else opened
     )

@@ -10,7 +10,7 @@ from textual import events
 from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
 from tests.pages import until
-from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env
+from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env, settings_ready
 from tui.config import field_docs, load_settings
 from tui.screens.settings_screen import ConfirmDiscard, SettingsScreen
 from widgets.settings_form import SettingRow, SettingsForm, editor_id
@@ -50,6 +50,7 @@ async def test_each_editor_type_renders_with_the_effective_value(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await until(
             pilot,
             lambda: (
@@ -86,6 +87,7 @@ async def test_the_focused_row_is_described(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         editor(app, "retry.maxRetries", Input).focus()
         await until(
             pilot,
@@ -106,6 +108,7 @@ async def test_an_invalid_value_shows_the_reason_and_is_not_saved(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await type_into(pilot, app, "retry.maxRetries", "500")
         error_row = row(app, "retry.maxRetries")
         assert error_row.has_class("-invalid")
@@ -128,6 +131,7 @@ async def test_a_url_setting_rejects_a_non_url(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await type_into(pilot, app, "compaction.remoteEndpoint", "ftp://x")
         error = text_of(row(app, "compaction.remoteEndpoint").query_one(".setting-row--error", Static))
         assert "http:// or https:// URL" in error
@@ -137,6 +141,7 @@ async def test_a_valid_edit_saved_with_ctrl_s_keeps_the_comments(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await type_into(pilot, app, "compaction.keepRecentTokens", "8000")
         editor(app, "compaction.calibrate", Switch).value = False
         editor(app, "compaction.strategy", Select).value = "head-tail"
@@ -193,6 +198,7 @@ async def test_table_edits_are_saved_entry_by_entry(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         approval = editor(app, "tools.approval", TextArea)
         approval.text = '{"bash": "auto"}'
         models = editor(app, "models", TextArea)
@@ -244,6 +250,7 @@ async def test_the_project_file_toggle_saves_there(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await type_into(pilot, app, "agent.maxIterations", "12")
         label = app.screen.query_one("#settings-target-label", Label)
         assert str(label.content) == "Save to: user file"
@@ -273,6 +280,7 @@ async def test_the_source_column_shows_an_environment_override(files, monkeypatc
     monkeypatch.setenv("KOMPAKT_COMPACTION__RESERVETOKENS", "4096")
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await until(
             pilot,
             lambda: (
@@ -305,6 +313,7 @@ async def test_a_project_value_warns_only_while_saving_to_the_user_file(files):
     project.write_text("[ui]\nshowTimeline = false\n")
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await until(
             pilot,
             lambda: (
@@ -324,6 +333,7 @@ async def test_what_if_is_posted_while_keep_recent_tokens_is_edited(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await until(pilot, lambda: app.what_ifs == [])
         assert app.what_ifs == []  # opening the screen previews nothing
         await type_into(pilot, app, "compaction.keepRecentTokens", "9000")
@@ -341,6 +351,7 @@ async def test_escape_asks_before_discarding_edits(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await type_into(pilot, app, "agent.maxIterations", "12")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDiscard))
@@ -360,6 +371,7 @@ async def test_escape_without_edits_closes_at_once(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
         await pilot.pause()
         await pilot.press("escape")
         await until(pilot, lambda: app.dismissed == [None])
@@ -372,6 +384,7 @@ async def test_the_description_follows_a_save(files):
     user, project = files
     app = SettingsHost(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
 
         def help_text() -> str:
             return text_of(app.screen.query_one("#settings-form-help", Static))
@@ -407,6 +420,7 @@ async def test_an_invalid_file_on_disk_is_listed_with_every_problem(files):
 
     app = EditedOnDisk(user, project)
     async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
 
         def banner() -> str:
             widget = app.screen.query_one("#settings-file-problems", Static)

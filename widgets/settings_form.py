@@ -1,6 +1,9 @@
 """The settings form: every setting as a row with an editor, validated as you type.
 
 Rows are grouped by section and built from the Settings model's documentation (:mod:`widgets.setting_values`).
+Only the rows that fit on the terminal are composed with the form; the others are mounted a few at a time
+once the first frame has been drawn (:attr:`SettingsForm.complete` says when all are there), so F5 shows at
+once even though every row is a handful of widgets that Textual styles and lays out.
 Each row shows the key, its type and default, and where its value comes from (default, user file, project file or
 an environment variable); a panel at the bottom describes the focused row. Editors follow the type: a Switch for
 booleans, a Select for choices, a restricted Input for numbers and text, JSON text for lists and tables. Every
@@ -11,15 +14,16 @@ kept out of the pending changes; valid ones are collected for the screen to save
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.events import DescendantFocus
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Select, Static, Switch, TextArea
 
@@ -42,6 +46,11 @@ from widgets.setting_values import (
 )
 
 _INPUT_TYPES = {"integer": "integer", "number": "number"}
+# The lines a row and a section heading take (the heading's top margin included), and the screen's lines around
+# the rows (title, preview, target, help box, status, borders, footer): what the first frame's rows must fill.
+_ROW_LINES, _HEADING_LINES, _CHROME_LINES = 2, 2, 12
+# Rows mounted per step after the first frame: small enough that keys typed meanwhile wait ~0.1 s at most.
+_ROWS_PER_STEP = 8
 
 
 def editor_id(key: str) -> str:
@@ -49,32 +58,38 @@ def editor_id(key: str) -> str:
     return "setting-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in key)
 
 
-class SettingRow(Vertical):
-    """One setting: its label, editor and source on a line; an error and an override note below."""
+class SettingRow(Widget):
+    """One setting: its label, editor and source on a line; an error and an override note below.
+
+    A grid of its five widgets, with no container per line or per editor: every widget of a row is styled and
+    laid out when F5 opens, so the fewer the faster."""
 
     def __init__(self, spec: FieldSpec, value: Any, source: ValueSource, note: str | None) -> None:
-        super().__init__(id="row-" + editor_id(spec.key))
+        # Classes and texts are right from the start: changed on mount, they restyled every row once more.
+        classes = " ".join(
+            name for name, on in (("-env", source.kind == "env"), ("-overridden", note is not None)) if on
+        )
+        super().__init__(id="row-" + editor_id(spec.key), classes=classes)
         self.spec = spec
         self._value = value
         self._source = source
         self._note = note
+        self._source_static = Static(self._source_text(), classes="setting-row--source")
+        self._error_static = Static("", classes="setting-row--error")
+        self._note_static = Static(self._note_text(), classes="setting-row--note")
 
     def compose(self) -> ComposeResult:
         spec = self.spec
         label = Text()
         label.append(spec.label, style="bold")
         label.append(f"\n{spec.doc.type_label} · default {short_value(spec.doc.default)}", style="dim")
-        with Horizontal(classes="setting-row--line"):
-            yield Static(label, classes="setting-row--label")
-            with Horizontal(classes="setting-row--editor"):
-                yield self._editor()
-            yield Static(self._source_text(), classes="setting-row--source")
-        yield Static("", classes="setting-row--error")
-        yield Static(Text(self._note or ""), classes="setting-row--note")
-
-    def on_mount(self) -> None:
-        self.set_source(self._source)
-        self.set_note(self._note)
+        yield Static(label, classes="setting-row--label")
+        editor = self._editor()
+        editor.add_class("setting-row--editor")
+        yield editor
+        yield self._source_static
+        yield self._error_static
+        yield self._note_static
 
     def _editor(self) -> Widget:
         spec, value, widget_id = self.spec, self._value, editor_id(self.spec.key)
@@ -104,6 +119,9 @@ class SettingRow(Vertical):
         style = "bold" if self._source.kind == "env" else ""
         return Text(source_label(self._source), style=style)
 
+    def _note_text(self) -> Text:
+        return Text(f"⚠ {self._note}" if self._note else "")
+
     def on_resize(self) -> None:
         # An error or note line just appeared under the field being edited: keep all of the row in view.
         if self.has_focus_within:
@@ -116,12 +134,12 @@ class SettingRow(Vertical):
     def set_error(self, reason: str | None) -> None:
         """Show (or clear) why the value typed is not accepted."""
         self.set_class(reason is not None, "-invalid")
-        self.query_one(".setting-row--error", Static).update(Text(f"✗ {reason}" if reason else ""))
+        self._error_static.update(Text(f"✗ {reason}" if reason else ""))
 
     def set_source(self, source: ValueSource) -> None:
         self._source = source
         self.set_class(source.kind == "env", "-env")
-        self.query_one(".setting-row--source", Static).update(self._source_text())
+        self._source_static.update(self._source_text())
 
     def set_value(self, value: Any) -> None:
         """Show ``value`` (the file's new one) in the editor; its Changed re-checks it against the file."""
@@ -139,7 +157,7 @@ class SettingRow(Vertical):
     def set_note(self, note: str | None) -> None:
         self._note = note
         self.set_class(note is not None, "-overridden")
-        self.query_one(".setting-row--note", Static).update(Text(f"⚠ {note}" if note else ""))
+        self._note_static.update(self._note_text())
 
 
 class SettingsForm(Widget):
@@ -163,15 +181,16 @@ the right (default, user file, project file, or an environment variable, which w
     SettingsForm .settings-form--section {
         margin: 1 0 0 0; padding: 0 1; color: $text-accent; text-style: bold; background: $boost;
     }
-    SettingsForm SettingRow { height: auto; padding: 0 1; }
+    SettingsForm SettingRow {
+        layout: grid; grid-size: 3; grid-columns: 34% 1fr 20%; grid-rows: auto; height: auto; padding: 0 1;
+    }
     SettingsForm SettingRow:focus-within { background: $boost; }
     SettingsForm SettingRow:focus-within .setting-row--label { color: $text-accent; }
-    SettingsForm .setting-row--line { height: auto; }
-    SettingsForm .setting-row--label { width: 34%; height: 2; text-wrap: nowrap; text-overflow: ellipsis; }
-    SettingsForm .setting-row--editor { width: 1fr; height: auto; }
+    SettingsForm .setting-row--label { height: 2; text-wrap: nowrap; text-overflow: ellipsis; }
     SettingsForm .setting-row--source {
-        width: 20%; height: 1; padding: 0 0 0 1; color: $foreground-muted; text-wrap: nowrap; text-overflow: ellipsis;
+        height: 1; padding: 0 0 0 1; color: $foreground-muted; text-wrap: nowrap; text-overflow: ellipsis;
     }
+    SettingsForm .setting-row--error, SettingsForm .setting-row--note { column-span: 3; }
     SettingsForm SettingRow.-env .setting-row--source { color: $text-warning; }
     SettingsForm .setting-row--error, SettingsForm .setting-row--note { display: none; height: auto; }
     SettingsForm SettingRow.-invalid .setting-row--error { display: block; color: $text-error; }
@@ -198,6 +217,17 @@ the right (default, user file, project file, or an environment variable, which w
         def control(self) -> SettingsForm:
             return self.form
 
+    class Complete(Message):
+        """Every row is mounted now (the rows that did not fit the first frame came after it)."""
+
+        def __init__(self, form: SettingsForm) -> None:
+            super().__init__()
+            self.form = form
+
+        @property
+        def control(self) -> SettingsForm:
+            return self.form
+
     _KINDS_WITH_TEXT: ClassVar[frozenset[str]] = frozenset({"integer", "number", "text", "list", "table"})
 
     def __init__(
@@ -219,6 +249,8 @@ the right (default, user file, project file, or an environment variable, which w
         self._pending: dict[str, Any] = {}
         self._invalid: dict[str, str] = {}
         self._described: SettingRow | None = None  # the row the help panel describes
+        self._mounted = 0  # rows composed so far, in the order of ``_specs``
+        self._complete = False  # every row mounted
 
     def _with_session(self, sources: dict[str, ValueSource]) -> dict[str, ValueSource]:
         for key, value in self._session_values.items():
@@ -226,27 +258,76 @@ the right (default, user file, project file, or an environment variable, which w
         return sources
 
     def compose(self) -> ComposeResult:
-        settings = self._result.settings
         with VerticalScroll(id="settings-form-rows"):
-            section = None
-            for spec in self._specs:
-                if spec.section != section:
-                    section = spec.section
-                    heading = Text(section)
-                    description = section_description(section)
-                    if description:
-                        heading.append(f" — {description}", style="not bold")
-                    yield Static(heading, classes="settings-form--section")
-                source = row_source(spec, self._sources)
-                yield SettingRow(
-                    spec, value_at(settings, spec.segments), source, override_note(source, self._target)
-                )
+            yield from self._next_rows(self._rows_that_fit())
         yield Static(
             Text("Tab moves between settings; the focused one is described here.", style="dim"),
             id="settings-form-help",
         )
 
+    def _rows_that_fit(self) -> int:
+        """How many rows (with their headings) fill the terminal's height: the first frame needs no more."""
+        lines, count, section = 0, 0, None
+        for spec in self._specs:
+            if lines >= self.app.size.height - _CHROME_LINES:
+                break
+            if spec.section != section:
+                section = spec.section
+                lines += _HEADING_LINES
+            lines += _ROW_LINES
+            count += 1
+        return max(count, 1)
+
+    def _next_rows(self, count: int) -> Iterator[Widget]:
+        """The widgets of the next ``count`` rows not mounted yet, each section's heading before its first row.
+
+        Built from the form's state as it is now (a file followed or a save meanwhile is shown as it is)."""
+        settings = self._result.settings
+        end = min(self._mounted + count, len(self._specs))
+        for index in range(self._mounted, end):
+            spec = self._specs[index]
+            if index == 0 or self._specs[index - 1].section != spec.section:
+                heading = Text(spec.section)
+                description = section_description(spec.section)
+                if description:
+                    heading.append(f" — {description}", style="not bold")
+                yield Static(heading, classes="settings-form--section")
+            source = row_source(spec, self._sources)
+            yield SettingRow(
+                spec, value_at(settings, spec.segments), source, override_note(source, self._target)
+            )
+        self._mounted = end
+
+    def on_mount(self) -> None:
+        self._complete = self._mounted == len(self._specs)
+        if self._complete:  # a terminal tall enough for every row
+            self.post_message(self.Complete(self))
+        else:
+            self.screen.screen_layout_refresh_signal.subscribe(self, self._first_frame)
+
+    def _first_frame(self, screen: Screen[Any]) -> None:
+        screen.screen_layout_refresh_signal.unsubscribe(self)
+        self.call_later(self._mount_more)
+
+    async def _mount_more(self) -> None:
+        if not self.is_attached:  # the screen closed before every row was there
+            return
+        await self.query_one("#settings-form-rows", VerticalScroll).mount_all(
+            list(self._next_rows(_ROWS_PER_STEP))
+        )
+        self._complete = self._mounted == len(self._specs)
+        if self._complete:
+            self.post_message(self.Complete(self))
+        else:
+            # Between steps the frame is drawn and keys typed meanwhile are handled.
+            self.call_after_refresh(self._mount_more)
+
     # -- state the screen reads ------------------------------------------------------------------------------
+
+    @property
+    def complete(self) -> bool:
+        """Whether every row is mounted (the first frame has only those that fit)."""
+        return self._complete
 
     @property
     def invalid(self) -> dict[str, str]:

@@ -7,6 +7,11 @@ when edits would be lost). While compaction.keepRecentTokens or compaction.reser
 :class:`SettingsScreen.WhatIf` with the candidate values so the app can preview the compaction boundary. It
 dismisses with the new Settings when anything was saved, else None; each save also posts
 :class:`SettingsScreen.Saved`.
+
+F5 opens fast on a big session: the first frame has the rows that fit and a pending line where the preview goes;
+the preview is drawn (and the form's other rows mounted) after that frame. :attr:`SettingsScreen.ready` says
+when both are there. Until then Python's cyclic collector is held (widgets/gc_pause.py): with a 10k-entry
+session loaded, one full pass took ~0.2 s and landed in the opening about every other time.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, Static, Switch
 
 from tui.config import LoadResult, Settings, SettingsError, load_settings
 from tui.config.loader import project_settings_path, user_settings_path
+from widgets import gc_pause
 from widgets.footer import KompaktFooter
 from widgets.settings_form import SettingsForm
 from widgets.timeline import CompactionTimeline
@@ -89,11 +95,16 @@ class SettingsScreen(ModalScreen[Settings | None]):
     SettingsScreen #settings-target-bar Switch { border: none; padding: 0; height: 1; width: auto; margin: 0 1; }
     SettingsScreen #settings-target-bar Switch:focus { background: $accent 30%; }
     SettingsScreen #settings-target-path { width: 1fr; color: $foreground-muted; }
-    SettingsScreen #settings-preview { margin: 0 1; }
+    SettingsScreen #settings-preview { margin: 0 1; display: none; }
+    SettingsScreen #settings-preview.-filled { display: block; }
+    SettingsScreen #settings-preview-pending { height: 1; margin: 0 1; color: $foreground-muted; }
     SettingsScreen #settings-status { height: 1; padding: 0 1; color: $foreground-muted; }
     SettingsScreen #settings-status.-invalid { color: $text-error; }
     /* QA item 14: on a short terminal the form and the footer's Save / Close keys come first. */
-    SettingsScreen.-short #settings-preview, SettingsScreen.-cramped #settings-preview { display: none; }
+    SettingsScreen.-short #settings-preview, SettingsScreen.-cramped #settings-preview,
+    SettingsScreen.-short #settings-preview-pending, SettingsScreen.-cramped #settings-preview-pending {
+        display: none;
+    }
     SettingsScreen.-cramped #settings-title { display: none; }
     SettingsScreen.-cramped #settings-form-help { height: 2; }
     SettingsScreen #settings-file-problems { display: none; height: auto; max-height: 8; padding: 0 1;
@@ -157,7 +168,21 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self._saved: Settings | None = None
         self._disk_note: str | None = None  # what the last change of the files on disk did to F5
         compaction = load_result.settings.compaction
-        self._last_what_if = (compaction.keep_recent_tokens, compaction.reserve_tokens)
+        self._budgets = (compaction.keep_recent_tokens, compaction.reserve_tokens)
+        self._last_what_if = self._budgets
+        self._preview_filled = preview is None
+        self._gc_held = False
+
+    @classmethod
+    def _height_class(cls, height: int) -> str:
+        return next(
+            name for least, name in sorted(cls.VERTICAL_BREAKPOINTS or [], reverse=True) if height >= least
+        )
+
+    @property
+    def ready(self) -> bool:
+        """Whether everything the first frame left for later is there: every row, and the preview drawn."""
+        return self._preview_filled and self.query_one(SettingsForm).complete
 
     @property
     def target_path(self) -> Path:
@@ -169,6 +194,10 @@ class SettingsScreen(ModalScreen[Settings | None]):
         return self.query_one("#settings-target", Switch).value
 
     def compose(self) -> ComposeResult:
+        gc_pause.pause()  # until ready (or closed): the screen is being built from here on
+        self._gc_held = True
+        # The breakpoint class before the children exist: set by the first Resize, it restyled every row again.
+        self.set_class(True, self._height_class(self.app.size.height))
         with Vertical(id="settings-dialog"):
             yield Static(Text("Settings"), id="settings-title")
             if self._preview is not None:
@@ -176,6 +205,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 # A picture of the edit, not a control: otherwise it takes the first focus, the footer
                 # shows its keys instead of the screen's, and +/- nudge it instead of editing a value.
                 preview.can_focus = False
+                yield Static(Text("What-if preview: drawing the session…"), id="settings-preview-pending")
                 yield preview
             with Horizontal(id="settings-target-bar"):
                 yield Label(self._target_label(False), id="settings-target-label")
@@ -188,8 +218,43 @@ class SettingsScreen(ModalScreen[Settings | None]):
 
     def on_mount(self) -> None:
         if self._preview is not None:
-            self._preview(self.query_one("#settings-preview", CompactionTimeline))
+            # Drawing a 10k-entry session's timeline takes ~0.1 s: after the first frame, not before it.
+            self.screen_layout_refresh_signal.subscribe(self, self._first_frame)
         self._check_files()
+
+    def _first_frame(self, _screen: Screen[Any]) -> None:
+        self.screen_layout_refresh_signal.unsubscribe(self)
+        self.call_later(self._fill_preview)
+
+    def _fill_preview(self) -> None:
+        """Draw the session on the preview, then show it instead of the pending line (never a blank bar)."""
+        if self._preview is None or not self.is_attached:
+            return
+        preview = self.query_one("#settings-preview", CompactionTimeline)
+        self._preview(preview)
+        if self._last_what_if != self._budgets:
+            preview.set_what_if(*self._last_what_if)  # edited before the preview was drawn
+        preview.add_class("-filled")
+        self.query_one("#settings-preview-pending").display = False
+        self._preview_filled = True
+        self._release_gc_when_ready()
+
+    @on(SettingsForm.Complete)
+    def _form_complete(self, event: SettingsForm.Complete) -> None:
+        event.stop()
+        self._release_gc_when_ready()
+
+    def _release_gc_when_ready(self) -> None:
+        if self._gc_held and self.ready:
+            self._release_gc()
+
+    def _release_gc(self) -> None:
+        if self._gc_held:
+            self._gc_held = False
+            gc_pause.resume()
+
+    def on_unmount(self) -> None:
+        self._release_gc()  # closed before everything was there
 
     def settings_files_changed(self, load_result: LoadResult | None) -> None:
         """The app's watcher saw the files change while F5 is open (D13): follow them. ``load_result`` is
@@ -201,7 +266,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             return
         self._result = load_result
         kept = self.query_one(SettingsForm).follow_file(load_result)
-        if self._preview is not None:
+        if self._preview_filled and self._preview is not None:
             self._preview(self.query_one("#settings-preview", CompactionTimeline))
         note = f"; kept your edit of {', '.join(kept)}" if kept else ""
         self._disk_note = f"Reloaded from disk{note}"
@@ -259,7 +324,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             # Only real changes: editors report their initial values too.
             if candidate != self._last_what_if:
                 self._last_what_if = candidate
-                if self._preview is not None:
+                if self._preview_filled and self._preview is not None:
                     self.query_one("#settings-preview", CompactionTimeline).set_what_if(*candidate)
                 if self._on_what_if is not None:
                     self._on_what_if(*candidate)
