@@ -339,3 +339,71 @@ def test_refresh_reloads_a_longer_file_written_over_the_same_inode(tmp_path: Pat
     result = reader.refresh()
     assert result.reloaded and texts(reader) == ["two", "three", "four"]
     reader.close()
+
+
+def _other_session(tmp_path: Path, *texts_: str) -> bytes:
+    other = tmp_path / "other.jsonl"
+    with SessionStore.create(other) as writer:
+        for text in texts_:
+            writer.append_message(user(text))
+    return other.read_bytes()
+
+
+def test_a_failed_reload_keeps_the_old_files_identity_so_the_rewritten_file_is_reloaded(tmp_path: Path) -> None:
+    """A writer that truncates and rewrites in place is caught empty, then written: the second refresh
+    reloads the new file instead of reading it from the old file's byte offset as appends."""
+    path = tmp_path / "s.jsonl"
+    with SessionStore.create(path) as writer:
+        writer.append_message(user("one"))
+        writer.append_message(user("two"))
+    reader = SessionStore.open(path, read_only=True)
+    new = _other_session(tmp_path, "three", "four", "five", "six")
+    with open(path, "wb"):  # O_TRUNC: the watcher looks in between
+        pass
+    assert reader.refresh().problem is not None and texts(reader) == ["one", "two"]
+    path.write_bytes(new)
+    result = reader.refresh()
+    assert result.reloaded and texts(reader) == ["three", "four", "five", "six"]
+    reader.close()
+
+
+def test_a_reload_that_meets_half_a_header_then_the_whole_file_reloads_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionStore.create(path) as writer:
+        writer.append_message(user("one"))
+    reader = SessionStore.open(path, read_only=True)
+    new = _other_session(tmp_path, "two", "three", "four")
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, new[:20])
+        assert reader.refresh().problem is not None and texts(reader) == ["one"]
+        os.write(fd, new[20:])
+    finally:
+        os.close(fd)
+    reader.refresh()
+    assert texts(reader) == ["two", "three", "four"]
+    reader.close()
+
+
+def test_a_fifo_named_like_the_quarantine_file_neither_hangs_the_open_nor_loses_the_torn_line(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    with SessionStore.create(path) as writer:
+        writer.append_message(user("one"))
+    torn = b'{"type":"message","id":"ab'
+    with open(path, "ab") as handle:
+        handle.write(torn)  # a crash mid-write
+    os.mkfifo(tmp_path / "s.jsonl.corrupt")
+    # SessionStore.open used to block in open(FIFO) until a reader came; run it in a child so that a
+    # regression fails by the hang guard instead of hanging the suite.
+    script = (
+        "import sys; from tui.session.store import SessionStore\n"
+        "s = SessionStore.open(sys.argv[1]); print(s.recovered_torn_line.reason); s.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "left in place" in done.stdout and "is a FIFO" in done.stdout
+    assert path.read_bytes().endswith(torn)  # kept, not dropped

@@ -35,10 +35,11 @@ class TooLargeError(OSError):
         super().__init__(errno.EFBIG, f"larger than the {limit:,} bytes kompakt reads", str(path))
 
 
-def open_regular(path: Path, flags: int, *, limit: int | None = None) -> int:
-    """An fd of ``path`` opened with ``flags``; raises unless it is a regular file (of at most ``limit``)."""
+def open_regular(path: Path, flags: int, *, limit: int | None = None, mode: int = 0o644) -> int:
+    """An fd of ``path`` opened with ``flags`` (``mode`` if it creates it); raises unless it is a regular
+    file (of at most ``limit``)."""
     try:
-        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     except IsADirectoryError:
         raise NotRegularFileError(path, "a directory") from None
     try:

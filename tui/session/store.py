@@ -25,6 +25,7 @@ from typing import Any, Literal, NoReturn
 
 import orjson
 
+from tui import fileio
 from tui.session.context import SessionContext, build_session_context
 from tui.session.entries import (
     CURRENT_SESSION_VERSION,
@@ -510,18 +511,21 @@ class SessionStore:
             }
         )
         try:
-            with open(corrupt, "ab") as handle:
-                handle.write(record + b"\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            # Never blocks: FILE.corrupt may be a FIFO or a symlink someone left there.
+            fd = fileio.open_regular(corrupt, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW)
+            try:
+                _write_all(fd, record + b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         except OSError as exc:
             # The torn bytes stay in the session file (kompakt appends after a newline, so they
             # remain one reported line) rather than being dropped without a copy.
             self._needs_newline = True
             self._offset = offset + len(raw)
-            reason = (
-                f"torn last line ({len(raw)} bytes) left in place: cannot write {corrupt}: {exc.strerror}"
-            )
+            # A FIFO with no reader refuses a non-blocking open for writing with ENXIO.
+            why = "is a FIFO or a socket" if exc.errno == errno.ENXIO else exc.strerror
+            reason = f"torn last line ({len(raw)} bytes) left in place: cannot write {corrupt}: {why}"
             self.recovered_torn_line = LoadProblem(line, offset, reason)
             return
         os.ftruncate(self._fd, offset)
@@ -955,21 +959,18 @@ class SessionStore:
         return RefreshResult(parsed.entries, problems=parsed.problems)
 
     def _reload(self) -> RefreshResult:
-        old = (self.header, self.entries, self.problems, self._tree, self.leaf_id, self._offset, self._lines)
+        # Everything a load sets, the file's identity and head included: a failed reload that kept
+        # the new file's identity would read that file from the old offset next time.
+        kept = ("header", "entries", "problems", "_tree", "leaf_id", "_offset", "_lines", "_identity", "_head",
+                "_needs_newline")
+        old = {name: getattr(self, name) for name in kept}
         self.header, self.entries, self.problems = {}, [], []
         try:
             self._load()
         except SessionError as exc:
             # The new file is not a session (yet): keep showing the last good one.
-            (
-                self.header,
-                self.entries,
-                self.problems,
-                self._tree,
-                self.leaf_id,
-                self._offset,
-                self._lines,
-            ) = old
+            for name, value in old.items():
+                setattr(self, name, value)
             return RefreshResult(problem=str(exc))
         self._changed(path=True)
         return RefreshResult(list(self.entries), reloaded=True, problems=list(self.problems))
