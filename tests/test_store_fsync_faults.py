@@ -18,6 +18,7 @@ import pytest
 import tui.session.store as store_module
 from tui.session.errors import SessionWriteError
 from tui.session.store import SessionStore
+from tui.session.tree_view import TreeSelector
 
 
 def user(text: str) -> dict:
@@ -114,3 +115,21 @@ def test_a_failed_fsync_in_always_mode_loses_only_that_entry(session) -> None:
     store.close()
     fsync.armed = False
     assert reloaded(path) == ["first"]
+
+
+def test_an_index_held_before_a_failed_fsync_loses_the_removed_entries_too(session) -> None:
+    """The tree pane's selector holds the store's tree index: after a failed fsync took entries out of
+    the session it must not list them (Enter on one failed with 'Tree navigation failed')."""
+    path, fsync = session
+    store = SessionStore.create(path, fsync="batch")
+    store.append_message(user("saved"))
+    store.sync()
+    held = TreeSelector(store.tree, store.leaf_id)  # what the tree pane holds
+    lost = store.append_message(user("not yet on disk"))
+    fsync.armed = True
+    with pytest.raises(SessionWriteError):
+        store.sync()
+    assert lost["id"] not in store.tree.by_id
+    held.refresh(store.leaf_id)  # what the screen does on the store's change
+    assert [row.entry_id for row in held.rows] == [e["id"] for e in store.entries]
+    store.close()

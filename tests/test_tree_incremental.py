@@ -157,3 +157,17 @@ def test_views_kept_are_bounded_by_their_rows_beyond_the_newest_two(tmp_path, mo
     selector.set_filter("labeled-only")  # the one before: still kept
     assert selector.builds == len(FILTER_CYCLE)
     assert _shape(selector.rows) == _shape(render_tree(tree, leaf, "labeled-only"))
+
+
+def test_a_repeated_id_added_later_shows_as_a_fresh_selector_shows_it() -> None:
+    """A followed file repeats an id with other content (the last line wins): the size stays the same,
+    and a selector refreshed after it used to keep the old row."""
+    entries = f.chain([f.user("first question"), f.assistant("first answer"), f.user("second question")])
+    tree = TreeIndex(entries)
+    leaf = entries[-1]["id"]
+    selector = TreeSelector(tree, leaf)
+    assert selector.rows[-1].text.endswith("second question")
+    tree.add({**entries[-1], "message": {**entries[-1]["message"], "content": "REPLACED"}})
+    selector.refresh()
+    assert [r.text for r in selector.rows] == [r.text for r in render_tree(tree, leaf)]
+    assert selector.rows[-1].text.endswith("REPLACED")

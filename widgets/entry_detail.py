@@ -228,14 +228,14 @@ _PRUNES: WeakKeyDictionary[TreeIndex, tuple[int, dict[str, tuple[str, int]]]] = 
 def _prune_of(tree: TreeIndex, entry: Entry) -> tuple[str, int] | None:
     """The prune entry below ``entry`` that lists it, with the output's original tokens, if any."""
     known = _PRUNES.get(tree)
-    if known is None or known[0] != len(tree.by_id):  # entries were appended: index them again
+    if known is None or known[0] != tree.version:  # entries were added: index them again
         index: dict[str, tuple[str, int]] = {}
         for candidate in tree.by_id.values():
             if is_custom(candidate, PRUNE_CUSTOM_TYPE):
                 for entry_id, tokens in ((candidate.get("data") or {}).get("entries") or {}).items():
                     if isinstance(tokens, int):
                         index.setdefault(entry_id, (str(candidate.get("id")), tokens))
-        known = _PRUNES[tree] = (len(tree.by_id), index)
+        known = _PRUNES[tree] = (tree.version, index)
     return known[1].get(str(entry.get("id")))
 
 

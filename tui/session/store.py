@@ -759,7 +759,8 @@ class SessionStore:
         offset, count, leaf, needs_newline = self._durable
         lost = len(self.entries) - count + unsaved
         del self.entries[count:]
-        self.tree = TreeIndex(self.entries)
+        if self._tree is not None:
+            self._tree.reset(self.entries)  # in place: the tree pane holds this index
         self._leaf_id, self._needs_newline, self._offset, self._dirty = leaf, needs_newline, offset, False
         try:
             os.ftruncate(fd, offset)

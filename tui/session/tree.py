@@ -21,6 +21,15 @@ class TreeIndex:
     """
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        # Views and caches key on these, not on the size: a repeated id replaces an entry without
+        # growing the index, and a failed fsync takes entries out of it (:meth:`reset`).
+        self.version = 0  # bumped by every change
+        self.rewrites = 0  # bumped when an entry is replaced or removed: append-only caches start over
+        self._clear()
+        for entry in entries:
+            self.add(entry)
+
+    def _clear(self) -> None:
         self.by_id: dict[str, Entry] = {}
         self.children: dict[str, list[str]] = {}
         self.roots: list[str] = []
@@ -31,6 +40,12 @@ class TreeIndex:
         self._waiting: dict[str, list[str]] = {}  # missing parent id → orphans that name it
         self._markers: dict[str, str | None] = {}  # leaf marker id → the entry it points at
         self._order = 0
+
+    def reset(self, entries: Iterable[Entry]) -> None:
+        """Index ``entries`` again in place (some were removed): whoever holds this index sees the change."""
+        self._clear()
+        self.rewrites += 1
+        self.version += 1
         for entry in entries:
             self.add(entry)
 
@@ -39,6 +54,9 @@ class TreeIndex:
         entry_id = entry.get("id")
         if not isinstance(entry_id, str):
             return
+        self.version += 1
+        if entry_id in self.by_id:
+            self.rewrites += 1
         if entry_id in self._sort_keys:
             self._detach(entry_id)  # a repeated id in a damaged file: the last line wins, placed once
         self.by_id[entry_id] = entry

@@ -370,6 +370,8 @@ class _EntryCache:
     def __init__(self, tree: TreeIndex) -> None:
         self.tree = tree
         self.size = -1
+        self.version = -1  # the tree's version and rewrites when last synced
+        self.rewrites = -1
         self.calls: dict[str, tuple[str, Any]] = {}
         self.categories: dict[str, int] = {}
         self.rows: dict[str, str] = {}
@@ -378,12 +380,14 @@ class _EntryCache:
         self._path: tuple[str | None, set[str]] = (None, set())
 
     def sync(self) -> None:
-        if len(self.tree.by_id) == self.size:
+        if self.tree.version == self.version:
             return
+        # Read before the copy: an entry added meanwhile is in the copy, and the next sync finds no more.
+        version, rewrites = self.tree.version, self.tree.rewrites
         # A copy (one C-level step) to read: on a worker thread the session may grow meanwhile.
         entries = dict(self.tree.by_id)
         ids = list(entries)
-        if len(ids) < self.size or self.size < 0:  # the first look (or not an append): everything
+        if rewrites != self.rewrites or len(ids) < self.size or self.size < 0:  # not an append: everything
             self.calls = tool_calls_by_id(entries.values())
             self.categories = {i: _category(e) for i, e in entries.items()}
             self.rows.clear()
@@ -399,7 +403,7 @@ class _EntryCache:
                 self.categories[entry_id] = _category(entry)
                 if entry.get("type") == "label":  # the target's searchable text holds its label
                     self.search.pop(str(entry.get("targetId")), None)
-        self.size = len(ids)
+        self.size, self.version, self.rewrites = len(ids), version, rewrites
         self._path = (None, set())
 
     def active_path(self, leaf_id: str | None) -> set[str]:
@@ -429,7 +433,7 @@ class _EntryCache:
 
 
 _View = tuple[VisibleForest, list[Row], dict[str, int]]
-_ViewKey = tuple[int, str | None, str, tuple[str, ...]]  # (tree size, leaf, filter, search words)
+_ViewKey = tuple[int, str | None, str, tuple[str, ...]]  # (tree version, leaf, filter, search words)
 _VIEWS_KEPT = 8  # a view of 100k rows is tens of MB: keep only a few
 _ROWS_KEPT = 250_000  # … and, beyond the newest two, no more rows in all (three views of a 100k tree)
 
@@ -516,7 +520,7 @@ class TreeSelector:
 
     def wanted_key(self) -> _ViewKey:
         """The key of the view the current tree, leaf, filter and query call for."""
-        return (len(self.tree.by_id), self.leaf_id, self.mode, tuple(self.query.lower().split()))
+        return (self.tree.version, self.leaf_id, self.mode, tuple(self.query.lower().split()))
 
     def build(self) -> BuiltView:
         """The unfolded view of the current leaf, filter and query (from the views kept when it can).
@@ -532,7 +536,7 @@ class TreeSelector:
         cache = self._cache
         cache.sync()
         active = cache.active_path(leaf)
-        key = (cache.size, leaf, mode, tokens)
+        key = (cache.version, leaf, mode, tokens)
         with self._views_lock:
             view = self._views.get(key)
             if view is not None:  # a filter toggled back, a backspace, an Esc: built before
