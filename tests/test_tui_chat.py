@@ -375,6 +375,28 @@ async def test_a_reply_the_redraw_drew_from_the_store_is_not_shown_twice() -> No
         assert len(app.pane.message_widgets) == 2 and not stream.widget.is_attached and stream.finished
 
 
+async def test_a_tool_result_after_a_discarded_stream_joins_the_stored_reply() -> None:
+    """The stream's tool calls pointed past the end once discard_stream dropped it, and the tool result
+    that follows (its MessageEnd) raised IndexError in the screen's agent-event handler, exiting the app."""
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.pane
+        stream = pane.begin_assistant()
+        await stream.tool_call_started("t1", "read")  # the reply streams a tool call
+        call = f.tool_call("read", {"path": "a.txt"}, call_id="t1")
+        question, stored, result = f.chain(
+            [f.user("q"), f.assistant(tool_calls=[call]), f.tool_result("t1", "read", "file text")]
+        )
+        await pane.load_messages([question, stored])  # a redraw (F9, a navigation) drew it from the store
+        assert pane.shows_entry(stored["id"])
+        await pane.discard_stream()  # its MessageEnd: the stored reply is shown, the stream goes
+        await pane.add_tool_result(result["message"], result["id"])
+        await screen_settled(pilot)
+        (reply,) = [w for w in pane.message_widgets if isinstance(w, AssistantMessage)]
+        assert "t1" in pane.items[pane.message_widgets.index(reply)].results
+        assert reply.query_one(ToolCallView).result is not None
+
+
 async def test_finish_rebuilds_when_the_final_message_differs() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 20)) as pilot:

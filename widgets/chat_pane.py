@@ -727,6 +727,7 @@ bottom or sending a message returns to the latest.
         if live is not None:
             self._items = [item for item in self._items if item is not self._stream_item]
             self._mounted.remove(live)
+            self._reindex()  # its calls point at the stored reply, not past the end
             await live.remove()
 
     async def begin_moa(self, models: Sequence[str], aggregator: str) -> MoaGroup:
