@@ -23,7 +23,7 @@ from tests.app_e2e_helpers import (
     wait_idle,
     wait_until,
 )
-from tests.pages import wait_until_drawn
+from tests.pages import screen_settled, wait_until_drawn
 from tui.compaction.history import divider_text, history_layout
 from tui.compaction.inspect import inspect_compaction
 from tui.launch import Launch
@@ -378,6 +378,46 @@ async def test_a_redraw_while_a_fold_opens_leaves_no_stray_widget():
             shown = [child for child in pane.children if child is not pane._bar]
             assert shown == pane.message_widgets
             assert len(pane.items) - pane.first_loaded == len(pane.message_widgets)
+
+
+def two_folds_far_up() -> list[dict]:
+    """13 turns folded by a first compaction, 37 by a second, then 75 turns kept (far below the folds)."""
+    entries: list[dict] = []
+
+    def turns(first: int, last: int) -> None:
+        for n in range(first, last):
+            entries.extend([f.user(f"question {n}"), f.assistant(f"answer {n}")])
+
+    turns(0, 15)
+    entries.append(f.compaction("FIRST SUMMARY", 26, 900))  # keeps from question 13
+    turns(15, 100)
+    entries.append(f.compaction("SECOND SUMMARY", 101, 900))  # keeps from question 50
+    turns(100, 125)
+    return f.chain(entries)
+
+
+async def test_a_fold_opened_among_the_newer_messages_a_far_jump_hides_stays_open_through_a_redraw():
+    """A far jump's window holds the older items and the newer ones wait aside: a redraw of the history
+    view reopens every fold the user opened, those among the hidden newer messages too."""
+    from tests.test_tui_chat import ChatHost
+
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.pane
+        path = two_folds_far_up()
+        by_text = {str(e["message"]["content"]): e["id"] for e in path if e["type"] == "message"}
+        await pane.load_history(path)
+        assert await pane.scroll_to_entry(by_text["question 16"])  # opens the second fold, far up
+        assert await pane.scroll_to_entry(by_text["question 0"])  # and the first one
+        await pane.load_history(path)  # a redraw: both stay open, the latest messages shown
+        assert await pane.scroll_to_entry(by_text["question 0"])  # a far jump to the first fold
+        await screen_settled(pilot)
+        shown = {w.entry_id for w in pane.message_widgets}
+        assert pane.jumped and by_text["question 0"] in shown and by_text["question 16"] not in shown
+        await pane.load_history(path)  # a redraw (a reply, a navigation) with the second fold hidden
+        folds = [item for item in pane.items if item.row is not None and item.row.kind == "fold"]
+        assert [fold.row.state.expanded for fold in folds if fold.row and fold.row.state] == [True, True]
+        assert pane.shows_entry(by_text["question 16"])
 
 
 def test_a_head_tail_compaction_folds_its_middle_and_leaves_a_pinned_message_undimmed(tmp_path):

@@ -18,6 +18,7 @@ from typing import ClassVar
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -212,12 +213,15 @@ bottom or sending a message returns to the latest.
         self._mounted: list[ChatMessage] = []
         self._first = 0
         self._calls: dict[str, int] = {}
-        self._loading = False
+        self._backfilling: int | None = None  # the drawing (_drawn) a backfill is loading into
         self._bar = LoadMoreBar()
         self._stream: AssistantStream | None = None
         self._stream_item: ChatItem | None = None
         self._stream_calls: list[str] = []  # the streaming reply's tool calls (its message has none yet)
-        self._drawn = 0  # counts whole redraws (load_items), which replace every item
+        # Counts whole redraws (load_items, a far jump, its return), which replace the items or the window.
+        # The pane's tasks interleave at their awaits (a backfill, the timeline's jump, the follow, the
+        # agent): each changes the lists before its first await and, after one, stops if this moved on.
+        self._drawn = 0
         # After a far jump, the newer items that are not in _items (shown in the window) yet; the
         # pane works on _items as ever (mounted == _items[_first:]) and rejoins them before any append.
         self._tail: list[ChatItem] | None = None
@@ -277,7 +281,7 @@ bottom or sending a message returns to the latest.
         navigation or a compaction redraws the whole path)."""
         opened = {
             item.row.fold.compaction_id: item.row.state.shown
-            for item in self._items
+            for item in self.items  # after a far jump, the newer folds too
             if item.row is not None and item.row.kind == "fold" and item.row.state and item.row.state.expanded
         }
         items = history_items(path)
@@ -307,23 +311,26 @@ bottom or sending a message returns to the latest.
         A reply still streaming is not in the store yet, so no path holds it: it stays, below the path.
         (A redraw comes at any await of the stream: a navigation, a compaction or a follow while it runs.)"""
         live = self._live_reply()
-        self._drawn += 1
-        await self.clear(keep=live)
+        removing = self.clear(keep=live)
         self._items = items
         self._reindex()
         self._first = self._window_start(len(items), self.INITIAL_ITEMS, max(self.app.size.height, 10))
         self._mounted = [self._widget(item) for item in items[self._first :]]
+        mounting = None
         if live is not None and self._stream_item is not None:
             if self._mounted:
-                await self.mount_all(self._mounted, before=live)
+                mounting = self.mount_all(self._mounted, before=live)
             self._items.append(self._stream_item)
             self._mounted.append(live)
             self._reindex()  # the reply's calls, at its new index
         else:
-            await self.mount_all(self._mounted)
+            mounting = self.mount_all(self._mounted)
         self._bar.show_count(self._first)
         self.anchor()
         self.call_after_refresh(self._fill_viewport)
+        await removing
+        if mounting is not None:
+            await mounting
 
     def _reindex(self) -> None:
         """Which item shows each tool call (after items were inserted or removed above the end)."""
@@ -354,13 +361,15 @@ bottom or sending a message returns to the latest.
             return None
         return stream.widget
 
-    async def clear(self, keep: ChatMessage | None = None) -> None:
-        """Remove every message (but ``keep``)."""
+    def clear(self, keep: ChatMessage | None = None) -> AwaitRemove:
+        """Remove every message (but ``keep``); the lists are empty at once, the widgets gone when awaited."""
+        self._drawn += 1
         self._tail = None  # a redraw replaces every item, a far jump's window too
         self._drop_newer_bar()
-        await self.remove_children([widget for widget in self._mounted if widget is not keep])
+        removing = self.remove_children([widget for widget in self._mounted if widget is not keep])
         self._items, self._mounted, self._calls, self._first = [], [], {}, 0
         self._bar.show_count(0)
+        return removing
 
     def _window_start(self, end: int, max_items: int, max_lines: int) -> int:
         start, lines = end, 0
@@ -382,31 +391,44 @@ bottom or sending a message returns to the latest.
             widget.add_class("-summarised")
         return widget
 
+    @property
+    def _loading(self) -> bool:
+        """Whether a backfill of what is drawn now is running (one of a replaced drawing does not count)."""
+        return self._backfilling == self._drawn
+
     async def load_earlier(self) -> int:
-        """Mount older messages above the current ones, keeping the visible ones in place."""
+        """Mount older messages above the current ones, keeping the visible ones in place; how many (0
+        when a redraw or a far jump replaced the window meanwhile)."""
         if self._first == 0 or self._loading:
             return 0
-        self._loading = True
+        start = self._window_start(self._first, self.BACKFILL_ITEMS, self.BACKFILL_LINES)
+        widgets = [self._widget(item) for item in self._items[start : self._first]]
+        anchor = self._mounted[0] if self._mounted else None
+        before_y = anchor.virtual_region.y if anchor else 0
+        self._mounted[0:0] = widgets
+        self._first = start
+        self._bar.show_count(start)
+        drawn = self._backfilling = self._drawn
         try:
-            start = self._window_start(self._first, self.BACKFILL_ITEMS, self.BACKFILL_LINES)
-            widgets = [self._widget(item) for item in self._items[start : self._first]]
-            anchor = self._mounted[0] if self._mounted else None
-            before_y = anchor.virtual_region.y if anchor else 0
             await self.mount_all(widgets, after=self._bar)
-            self._mounted[0:0] = widgets
-            self._first = start
-            self._bar.show_count(start)
             if anchor is not None:
-                # Heights settle over a few refreshes (Markdown mounts its blocks after the message).
-                for _ in range(3):
-                    await self._next_refresh()
-                    shift = anchor.virtual_region.y - before_y
-                    if shift:
-                        self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
-                        before_y = anchor.virtual_region.y
-            return len(widgets)
+                await self._hold_in_place(anchor, before_y, drawn)
         finally:
-            self._loading = False
+            if self._backfilling == drawn:
+                self._backfilling = None
+        return len(widgets) if drawn == self._drawn else 0
+
+    async def _hold_in_place(self, anchor: ChatMessage, before_y: int, drawn: int) -> None:
+        """Scroll by what the messages mounted above ``anchor`` moved it down, as their heights settle over
+        a few refreshes (Markdown mounts its blocks after the message); not once redrawn (it is gone)."""
+        for _ in range(3):
+            await self._next_refresh()
+            if drawn != self._drawn:
+                return
+            shift = anchor.virtual_region.y - before_y
+            if shift:
+                self.scroll_to(y=self.scroll_y + shift, animate=False, immediate=True)
+                before_y = anchor.virtual_region.y
 
     async def _next_refresh(self) -> None:
         done = asyncio.Event()
@@ -445,8 +467,9 @@ bottom or sending a message returns to the latest.
         else:
             state.expanded = True
             await self._show_chunk(state, at)
-        if drawn != self._drawn:
-            return  # a redraw came in between: its own rows are up to date
+        at = self._index_of(state.fold_item) if state.fold_item is not None else None
+        if drawn != self._drawn or at is None or at < self._first:
+            return  # redrawn (its own rows are up to date), or pruned, meanwhile
         fold_widget = self._mounted[at - self._first]
         if isinstance(fold_widget, FoldRow):
             fold_widget.refresh_text()
@@ -476,16 +499,16 @@ bottom or sending a message returns to the latest.
         self._reindex()
         if before is None and self._newer_bar is not None:
             before = self._newer_bar  # the window's last row stays the bar
+        drawn = self._drawn
         if before is not None:
             await self.mount_all(widgets, before=before)
         else:
             await self.mount_all(widgets)
         more_at = self._index_of(state.more_item) if more_shown and state.more_item is not None else None
-        if more_at is None or more_at < self._first:
+        if drawn != self._drawn or more_at is None or more_at < self._first:
             return
         if end == len(state.items) and state.more_item is not None:
             await self._remove_items([state.more_item])
-            self._reindex()
         elif isinstance(more := self._mounted[more_at - self._first], FoldRow):
             more.refresh_text()
 
@@ -495,7 +518,6 @@ bottom or sending a message returns to the latest.
             shown.append(state.more_item)
         state.shown, state.expanded = 0, False
         await self._remove_items(shown)
-        self._reindex()
 
     async def _remove_items(self, items: list[ChatItem]) -> None:
         gone = {id(item) for item in items}
@@ -510,6 +532,7 @@ bottom or sending a message returns to the latest.
             self.focus()
         self._mounted = [w for w in self._mounted if w not in widgets]
         self._items = [item for item, _ in keep]
+        self._reindex()
         await self.remove_children(widgets)
 
     @on(LoadMoreBar.Pressed)
@@ -532,17 +555,20 @@ bottom or sending a message returns to the latest.
                 (len(self._items) + i for i, t in enumerate(self._tail) if t.entry_id == entry_id), None
             )
             if index is not None:
-                await self._jump_window(index)  # a newer message of the hidden tail
+                if not await self._jump_window(index):  # a newer message of the hidden tail
+                    return False
                 index = find()
         if index is not None and self._first - index > self.JUMP_ITEMS:
-            await self._jump_window(index)
+            if not await self._jump_window(index):
+                return False
             index = find()
         if index is None and (state := self._fold_holding(entry_id)) is not None:
             fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
             everything = self.items
             whole_at = next((i for i, item in enumerate(everything) if item is state.fold_item), None)
             if whole_at is not None and (fold_at is None or self._first - fold_at > self.JUMP_ITEMS):
-                await self._jump_window(whole_at)  # a fold far back (or among the newer ones hidden)
+                if not await self._jump_window(whole_at):  # a fold far back (or among the newer ones hidden)
+                    return False
                 fold_at = self._index_of(state.fold_item) if state.fold_item is not None else None
             if fold_at is None or not await self._mount_from(fold_at):
                 return False
@@ -556,38 +582,46 @@ bottom or sending a message returns to the latest.
                 await self.toggle_fold(state, more=True)
                 if state.shown == shown:
                     break
+        drawn = self._drawn
         if index is None or not await self._mount_from(index):
             return False
-        if not 0 <= index - self._first < len(self._mounted):
+        if drawn != self._drawn or not 0 <= index - self._first < len(self._mounted):
             return False  # pruned or redrawn meanwhile
         widget = self._mounted[index - self._first]
         await self._next_refresh()  # the freshly mounted messages need their heights first
+        if drawn != self._drawn:
+            return False
         self.scroll_to_widget(widget, top=True, animate=False, immediate=True)
         return True
 
-    async def _jump_window(self, index: int) -> None:
+    async def _jump_window(self, index: int) -> bool:
         """Show item ``index`` of :attr:`items` with a few messages around it, not the messages up to the
         newest (mounting each takes tens of ms); the bars say what is above and below. Not while a
-        reply streams: its widget stays last."""
+        reply streams: its widget stays last. False when not shown, or replaced before it was mounted."""
         if self._live_reply() is not None:
-            return
+            return False
         everything = self.items
         stop = min(len(everything), index + 1 + self.JUMP_AFTER)
-        await self.remove_children(list(self._mounted))
+        removing = self.remove_children(list(self._mounted))
         self._drop_newer_bar()
-        self._drawn += 1  # like a redraw: a fold toggle in flight stops
+        self._drawn += 1  # like a redraw: a fold toggle or a backfill in flight stops
+        drawn = self._drawn
         self._items, tail = everything[:stop], everything[stop:]
         self._tail = tail or None
         self._first = max(0, index - self.JUMP_BEFORE)
         self._mounted = [self._widget(item) for item in self._items[self._first :]]
         self._reindex()
-        await self.mount_all(self._mounted)
+        mounting = [self.mount_all(self._mounted)]
         self._bar.show_count(self._first)
         if tail:
             self._newer_bar = NewerBar()
             self._newer_bar.show_count(len(tail))
-            await self.mount(self._newer_bar)
+            mounting.append(self.mount(self._newer_bar))
         self.release_anchor()  # reading here: new rows must not pull the view down
+        await removing
+        for mounted in mounting:
+            await mounted
+        return drawn == self._drawn
 
     def return_to_latest(self) -> None:
         """Leave a far jump's window: the newest messages are shown again (mounted from the bottom up
@@ -595,6 +629,7 @@ bottom or sending a message returns to the latest.
         if self._tail is None:
             return
         removed = list(self._mounted)
+        self._drawn += 1  # a backfill or a jump into the window in flight stops
         self._items = [*self._items, *self._tail]
         self._tail = None
         self._drop_newer_bar()
@@ -633,13 +668,14 @@ bottom or sending a message returns to the latest.
         more than :attr:`JUMP_ITEMS` of them (each message widget takes tens of ms to mount: 484 took 16 s)."""
         if self._first - index > self.JUMP_ITEMS:
             return False
-        while index < self._first:
+        drawn = self._drawn
+        while drawn == self._drawn and index < self._first:
             if not await self.load_earlier():
                 if self._loading:  # a backfill is running: let it finish, then go on
                     await self._next_refresh()
                     continue
                 return False
-        return True
+        return drawn == self._drawn
 
     # Appending -------------------------------------------------------------------------------------
 
