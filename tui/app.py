@@ -27,6 +27,8 @@ from textual.worker import Worker, WorkerState
 from tui.launch import Launch, OpenedSession, open_session, prefetch_for
 from tui.screens.commands import key_bindings
 from tui.screens.palette import KompaktCommands, palette_commands
+from tui.session.errors import SessionWriteError
+from tui.session.store import BATCH_FSYNC_SECONDS
 from widgets import gc_pause
 
 if TYPE_CHECKING:
@@ -148,6 +150,17 @@ class KompaktApp(App[None]):
         if isinstance(theme, str) and theme in self.available_themes:
             self.theme = theme
         self.call_after_refresh(self._after_first_frame)
+        self.set_interval(BATCH_FSYNC_SECONDS, self._sync_batched)
+
+    def _sync_batched(self) -> None:
+        """``fsync = "batch"``: an append made soon after the last fsync reaches the disk within half a
+        second, not only with the next append or on close."""
+        if self.session is None:
+            return
+        try:
+            self.session.store.sync()
+        except SessionWriteError as exc:  # the store removed what it could not save and says so
+            self.notify(str(exc), title="Not saved", severity="error", markup=False, timeout=30)
 
     # A batch (Textual's Markdown mounts its blocks in one) holds every write to the terminal, and a frame
     # composed meanwhile is dropped, not postponed: a screen pushed then (a dialog, F1 help) was laid out

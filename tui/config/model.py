@@ -279,7 +279,7 @@ class SessionSettings(BaseModel):
     fsync: Literal["always", "batch"] = Field(
         "always",
         description="'always' fsyncs after every appended entry (nothing written is lost in a crash); "
-        "'batch' fsyncs at most every half second and on close (faster on slow disks).",
+        "'batch' fsyncs within half a second of an append, at most that often, and on close (faster on slow disks).",
     )
 
 

@@ -777,7 +777,7 @@ class SessionStore:
         raise SessionWriteError(self.write_failure) from None
 
     def sync(self) -> None:
-        """fsync pending appends (the ``batch`` mode does this at most every half second, and on close)."""
+        """fsync pending appends (in ``batch`` mode the app calls this every half second, and close does)."""
         if self._fd is not None and self._dirty:
             try:
                 os.fsync(self._fd)
