@@ -214,7 +214,7 @@ async def test_the_what_if_footer_keeps_esc_and_f9_at_80_columns(tmp_path, monke
             await wait_until(pilot, lambda key=key: key in footer_text(app), f"{key!r} in the footer")
         await pilot.press("escape")  # the selection is cleared: nothing left for Esc to cancel
         await wait_until(pilot, lambda: "esc " not in footer_text(app), "Esc gone from the footer")
-        assert "f9 View" in footer_text(app) and "s Strategy" in footer_text(app)
+        assert "f9 View" in footer_text(app) and "^t Strategy" in footer_text(app)
 
 
 async def test_a_manual_compaction_with_nothing_to_compact_says_so_once(
