@@ -89,6 +89,14 @@ def report(name: str, data: list[Timing]) -> None:
     )
 
 
+def isolate_home(root: Path) -> Path:
+    """Point kompakt's home, config and pi sessions into ``root`` (no user file reaches the bench); ``root``."""
+    for name in ("KOMPAKT_HOME", "KOMPAKT_CONFIG_DIR", "KOMPAKT_PI_SESSIONS"):
+        os.environ[name] = str(root / name.lower())
+    (root / "kompakt_config_dir").mkdir()
+    return root
+
+
 def bench_main(doc: str | None, run: Callable[[Path, int], Coroutine[Any, Any, None]]) -> None:
     """Parse ``--entries`` and ``--rounds``, make the home and the session, run ``run(path, rounds)``."""
     parser = argparse.ArgumentParser(description=doc)
@@ -96,10 +104,7 @@ def bench_main(doc: str | None, run: Callable[[Path, int], Coroutine[Any, Any, N
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for name in ("KOMPAKT_HOME", "KOMPAKT_CONFIG_DIR", "KOMPAKT_PI_SESSIONS"):
-            os.environ[name] = str(root / name.lower())
-        (root / "kompakt_config_dir").mkdir()
+        root = isolate_home(Path(tmp))
         path = generate(root / "bench.jsonl", entries=args.entries)
         print(f"session: {args.entries} entries, {path.stat().st_size / 1e6:.0f} MB")
         asyncio.run(run(path, args.rounds))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from bench.gen_session import generate
-from bench.pilot_session import opened_main, until
+from bench.pilot_session import isolate_home, opened_main, until
 
 Clock = tuple[float, float]  # perf_counter(), process_time()
 
@@ -133,10 +133,7 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="also time until every row and the preview")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for name in ("KOMPAKT_HOME", "KOMPAKT_CONFIG_DIR", "KOMPAKT_PI_SESSIONS"):
-            os.environ[name] = str(root / name.lower())
-        (root / "kompakt_config_dir").mkdir()
+        root = isolate_home(Path(tmp))
         if args.demo:
             from tui.demo import build_demo
 

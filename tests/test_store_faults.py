@@ -303,6 +303,14 @@ def test_not_a_session_file_is_a_format_error(tmp_path: Path) -> None:
         SessionStore.open(path)
 
 
+def written(path: Path, *texts_: str) -> bytes:
+    """A session of one user message per text written at ``path``; its bytes."""
+    with SessionStore.create(path) as writer:
+        for text in texts_:
+            writer.append_message(user(text))
+    return path.read_bytes()
+
+
 def test_refresh_reports_a_path_that_became_a_fifo_and_reloads_when_it_is_a_file_again(
     tmp_path: Path,
 ) -> None:
@@ -327,37 +335,23 @@ def test_refresh_reports_a_path_that_became_a_fifo_and_reloads_when_it_is_a_file
 def test_refresh_reloads_a_longer_file_written_over_the_same_inode(tmp_path: Path) -> None:
     """Same inode, larger size: not an append when its first bytes (the header) are not the ones read."""
     path = tmp_path / "s.jsonl"
-    with SessionStore.create(path) as writer:
-        writer.append_message(user("one"))
+    written(path, "one")
     reader = SessionStore.open(path, read_only=True)
-    other = tmp_path / "other.jsonl"
-    with SessionStore.create(other) as writer:
-        for text in ("two", "three", "four"):
-            writer.append_message(user(text))
+    other = written(tmp_path / "other.jsonl", "two", "three", "four")
     with open(path, "r+b") as handle:  # in place: the inode stays
-        handle.write(other.read_bytes())
+        handle.write(other)
     result = reader.refresh()
     assert result.reloaded and texts(reader) == ["two", "three", "four"]
     reader.close()
-
-
-def _other_session(tmp_path: Path, *texts_: str) -> bytes:
-    other = tmp_path / "other.jsonl"
-    with SessionStore.create(other) as writer:
-        for text in texts_:
-            writer.append_message(user(text))
-    return other.read_bytes()
 
 
 def test_a_failed_reload_keeps_the_old_files_identity_so_the_rewritten_file_is_reloaded(tmp_path: Path) -> None:
     """A writer that truncates and rewrites in place is caught empty, then written: the second refresh
     reloads the new file instead of reading it from the old file's byte offset as appends."""
     path = tmp_path / "s.jsonl"
-    with SessionStore.create(path) as writer:
-        writer.append_message(user("one"))
-        writer.append_message(user("two"))
+    written(path, "one", "two")
     reader = SessionStore.open(path, read_only=True)
-    new = _other_session(tmp_path, "three", "four", "five", "six")
+    new = written(tmp_path / "other.jsonl", "three", "four", "five", "six")
     with open(path, "wb"):  # O_TRUNC: the watcher looks in between
         pass
     assert reader.refresh().problem is not None and texts(reader) == ["one", "two"]
@@ -369,10 +363,9 @@ def test_a_failed_reload_keeps_the_old_files_identity_so_the_rewritten_file_is_r
 
 def test_a_reload_that_meets_half_a_header_then_the_whole_file_reloads_it(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    with SessionStore.create(path) as writer:
-        writer.append_message(user("one"))
+    written(path, "one")
     reader = SessionStore.open(path, read_only=True)
-    new = _other_session(tmp_path, "two", "three", "four")
+    new = written(tmp_path / "other.jsonl", "two", "three", "four")
     fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
     try:
         os.write(fd, new[:20])
