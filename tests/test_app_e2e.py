@@ -173,7 +173,7 @@ async def test_bang_command_adds_a_bash_execution(tmp_path, monkeypatch, fake_op
         assert fake_openai.hit_count == 0  # a shell command is not a model call
 
 
-async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_next(
+async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_back_into_the_prompt(
     tmp_path, monkeypatch, fake_openai
 ) -> None:
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
@@ -186,13 +186,38 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_out_
         assert screen.queued_prompts == ["typed during the command"]
         await pilot.press("escape")
         store = screen.agent.store
-        await wait_idle(pilot, app, lambda: assistant_texts(store), "the queued prompt's reply")
+        await wait_until(pilot, lambda: not screen.agent.is_busy and store.leaf_id, "the cancelled command")
+        assert screen.prompt.text == "typed during the command" and screen.queued_prompts == []
+        bash = store.get_branch()[-1]["message"]
+        assert bash["cancelled"] is True and "never" not in bash["output"]
+        assert fake_openai.hit_count == 0  # Esc sent nothing
+        await pilot.press("enter")  # the user sends it when they want
+        await wait_idle(pilot, app, lambda: assistant_texts(store), "the reply")
         roles = [e["message"]["role"] for e in store.get_branch()]
         assert roles == ["bashExecution", "user", "assistant"]
-        bash, user = (e["message"] for e in store.get_branch()[:2])
-        assert bash["cancelled"] is True and "never" not in bash["output"]
-        assert user["content"] == [{"type": "text", "text": "typed during the command"}]
-        assert fake_openai.hit_count == 1
+        assert store.get_branch()[1]["message"]["content"] == [{"type": "text", "text": "typed during the command"}]
+
+
+async def test_esc_during_a_reply_puts_the_queued_messages_back_before_the_draft(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    fake_openai.queue(Reply.hang(text="partial words so far"))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        page = MainPage(pilot)
+        await page.send("tell me a long story")
+        await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+        await page.send("first queued")
+        await page.send("second queued")
+        screen.prompt.insert("a draft")
+        await pilot.press("escape")
+        store = screen.agent.store
+        await wait_idle(pilot, app, lambda: assistant_texts(store), "the aborted reply")
+        assert screen.prompt.text == "first queued\n\nsecond queued\n\na draft"
+        assert screen.prompt.cursor_location == screen.prompt.document.end
+        assert screen.queued_prompts == [] and fake_openai.hit_count == 1
+        assert [e["message"]["role"] for e in store.get_branch()] == ["user", "assistant"]
 
 
 async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch, fake_openai) -> None:

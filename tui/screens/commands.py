@@ -310,10 +310,22 @@ def toggle_timeline(screen: MainScreen, _argument: str = "") -> None:
 
 
 def cancel(screen: MainScreen, _argument: str = "") -> None:
-    """Esc: the running reply, compaction or shell command stops."""
+    """Esc: the running reply, compaction or shell command stops. What was typed meanwhile is not sent
+    (nor lost): it goes back into the prompt, before any draft, for the user to send or edit (pi 0.73.1)."""
     if screen.agent is not None and screen.agent.is_busy:
+        restore_queued(screen)
         screen.agent.abort()
         screen.status.message = "cancelling…"
+
+
+def restore_queued(screen: MainScreen) -> None:
+    """The queued messages back into the prompt, ahead of what is typed there, the cursor at the end."""
+    if not screen.queued_prompts:
+        return
+    queued, screen.queued_prompts = screen.queued_prompts, []
+    prompt = screen.prompt
+    prompt.load_text("\n\n".join(part for part in [*queued, prompt.text] if part.strip()))
+    prompt.move_cursor(prompt.document.end)
 
 
 def _toggle_tree(screen: MainScreen, _argument: str) -> None:
