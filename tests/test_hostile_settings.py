@@ -71,6 +71,30 @@ def test_the_cli_refuses_a_bad_settings_file_in_one_line(tmp_path: Path, name: s
     assert done.stderr.count("\n") == 1 and "settings.toml" in done.stderr
 
 
+def test_two_keymap_overrides_on_one_key_are_refused_naming_both_ids_and_the_key() -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings(CORPUS / "reject_keymap_two_ids_one_key.toml", None, env={})
+    assert str(caught.value).endswith(":1: keymap: main.compact and main.model both take the key 'ctrl+k'")
+
+
+@pytest.mark.parametrize(
+    ("keymap", "clash"),
+    [
+        ({"app.quit": "ctrl+k", "tree.label": "ctrl+k"}, True),  # the app's keys work on every screen
+        ({"main.compact": "k", "tree.up": "k"}, True),  # the main screen's keys work in its panes
+        ({"dialog.confirm.yes": "y", "dialog.confirm.no": "y"}, True),
+        ({"tree.up": "k", "model_picker.up": "k", "session_picker.up": "k"}, False),  # never shown together
+        ({"tree.up": "k", "timeline.keep_up": "k"}, False),  # two panes: the focused one has the key
+        ({"dialog.confirm.yes": "y", "dialog.approval.allow": "y"}, False),  # two dialogs
+        ({"main.compact": "ctrl+k", "main.model": "ctrl+l"}, False),
+    ],
+)
+def test_a_key_clash_counts_only_between_bindings_in_force_together(keymap: dict[str, str], clash: bool) -> None:
+    from tui.config.choices import keymap_clashes
+
+    assert bool(keymap_clashes(keymap)) is clash
+
+
 def test_the_binding_ids_and_themes_match_the_app() -> None:
     """choices.py lists them for the core (no Textual there): a new binding must be added to it."""
     from textual.binding import Binding

@@ -15,6 +15,7 @@ FILES: dict[str, bytes] = {
     "reject_keymap_bad_modifier.toml": b'[keymap]\n"main.compact" = "control+k"\n',
     "reject_keymap_empty_key.toml": b'[keymap]\n"app.quit" = ""\n',
     "reject_keymap_garbage_key.toml": b'[keymap]\n"app.quit" = "not a key"\n',
+    "reject_keymap_two_ids_one_key.toml": b'[keymap]\n"main.compact" = "ctrl+k"\n"main.model" = "f9,Ctrl+k"\n',
     "reject_approval_unknown_tool.toml": b'[tools.approval]\nrm_rf = "auto"\n',
     "reject_theme_unknown.toml": b'[ui]\ntheme = "hotdog-stand"\n',
     "reject_bool_yes.toml": b'[compaction]\nenabled = "yes"\n',

@@ -106,7 +106,46 @@ def check_keymap(keymap: dict[str, str]) -> dict[str, str]:
             check_keys(keys)
         except ValueError as exc:
             raise ValueError(f"{binding_id}: {exc}") from None
+    clashes = keymap_clashes(keymap)
+    if clashes:
+        raise ValueError("; ".join(clashes))
     return keymap
+
+
+# The main screen's panes: their bindings work together with the main screen's (and the app's).
+_MAIN_PANES = frozenset({"chat", "prompt", "timeline", "tree"})
+
+
+def _binding_scope(binding_id: str) -> str:
+    """Where a binding works: its screen or widget (each dialog is a screen of its own)."""
+    parts = binding_id.split(".")
+    return ".".join(parts[:2]) if parts[0] == "dialog" or parts[:2] == ["settings", "discard"] else parts[0]
+
+
+def _live_together(first: str, second: str) -> bool:
+    """Whether two bindings can both be in force at once (so one key cannot serve both)."""
+    scopes = {_binding_scope(first), _binding_scope(second)}
+    return len(scopes) == 1 or "app" in scopes or ("main" in scopes and scopes <= _MAIN_PANES | {"main"})
+
+
+def _key_identity(key: str) -> str:
+    *modifiers, name = key.strip().split("+")
+    return "+".join([*(m.lower() for m in modifiers), name if len(name) == 1 else name.lower()])
+
+
+def keymap_clashes(keymap: dict[str, str]) -> list[str]:
+    """One line per key that two ``[keymap]`` overrides in force at the same time both take."""
+    taken: dict[str, list[str]] = {}
+    for binding_id, keys in keymap.items():
+        for key in dict.fromkeys(_key_identity(key) for key in keys.split(",")):
+            taken.setdefault(key, []).append(binding_id)
+    clashes = []
+    for key, ids in taken.items():
+        for index, first in enumerate(ids):
+            for second in ids[index + 1 :]:
+                if _live_together(first, second):
+                    clashes.append(f"{first} and {second} both take the key {key!r}")
+    return clashes
 
 
 def check_theme(theme: str) -> str:

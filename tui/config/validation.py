@@ -83,7 +83,8 @@ def _one_problem(
         reason = f"expected a table (got {error['input']!r})"
     else:
         message = error["msg"].removeprefix("Value error, ")
-        reason = f"{message} (got {error['input']!r})"
+        # A whole table (the keymap) would make a long line; its message names the entries at fault.
+        reason = message if isinstance(error["input"], Mapping) else f"{message} (got {error['input']!r})"
     return SettingsError(
         reason,
         path=path,
