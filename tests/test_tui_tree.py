@@ -12,11 +12,10 @@ from textual.widgets import Input, OptionList, Static
 from tests import factories as f
 from tests.pages import screen_shown, until, wait_until
 from tests.tree_ui_helpers import COMPACTION_SUMMARY, sample_tree
-from tui.screens.dialogs import ConfirmDialog, LabelDialog, ProgressDialog, SummarizeBranchDialog
+from tui.screens.dialogs import ConfirmDialog, LabelDialog, SummarizeBranchDialog
 from tui.screens.tree_screen import TreeScreen
 from tui.session.tree import TreeIndex
 from widgets.entry_detail import EntryDetail, describe_entry
-from widgets.progress_indicator import ProgressIndicator, format_elapsed
 from widgets.session_tree import SessionTreeView
 from widgets.session_tree_pane import SessionTreePane
 
@@ -599,32 +598,3 @@ async def test_confirm_dialog() -> None:
         await pilot.click("#yes")
         await until(pilot, lambda: app.results == [True])
         assert app.results == [True]
-
-
-async def test_progress_dialog_cancel_and_finish() -> None:
-    app = DialogHost()
-    async with app.run_test(size=SIZE) as pilot:
-        dialog = ProgressDialog("Summarizing branch…")
-        app.open(dialog)
-        await until(
-            pilot,
-            lambda: (
-                "Summarizing branch…" in str(dialog.query_one(ProgressIndicator).render())
-                and "(esc to cancel)" in str(dialog.query_one(ProgressIndicator).render())
-            ),
-        )
-        shown = str(dialog.query_one(ProgressIndicator).render())
-        assert "Summarizing branch…" in shown and "(esc to cancel)" in shown
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: len(app.results) == 1, "the cancel")
-        dialog = ProgressDialog()
-        app.open(dialog)
-        await screen_shown(pilot, app, dialog)
-        dialog.finish()
-        await until(pilot, lambda: app.results == [True, False])
-        assert app.results == [True, False]
-
-
-def test_elapsed_format() -> None:
-    assert format_elapsed(7.9) == "7s"
-    assert format_elapsed(65) == "1m05s"

@@ -180,9 +180,15 @@ class KompaktApp(App[None]):
         """The last batch ended after it dropped a frame: repaint the current screen whole (as Textual's
         own ``delay_update`` does); only then, so a streamed reply's batches do not repaint everything."""
         super()._end_batch()
-        if not self._batch_count and self._frame_dropped and self._screen_stacks.get(self._current_mode):
+        if not self._batch_count and self._frame_dropped and self._has_screen():
             self._frame_dropped = False
             self.screen.refresh()
+
+    def _has_screen(self) -> bool:
+        try:
+            return bool(self.screen_stack)
+        except KeyError:  # the mode's stack is gone (shutting down)
+            return False
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         if renderable is not None and self._batch_count:

@@ -46,6 +46,18 @@ _KIND_CLASSES = {
 }
 
 
+class _ViewMessage(Message):
+    """A message from one :class:`SessionTreeView`, which is its ``control`` (for ``@on`` selectors)."""
+
+    def __init__(self, view: SessionTreeView) -> None:
+        super().__init__()
+        self.view = view
+
+    @property
+    def control(self) -> SessionTreeView:
+        return self.view
+
+
 class SessionTreeView(ScrollView, can_focus=True):
     """pi's session tree as a virtual list over a :class:`TreeSelector`."""
 
@@ -132,80 +144,47 @@ class SessionTreeView(ScrollView, can_focus=True):
         Binding("escape", "escape", "Clear search / close", show=False, id="tree.escape"),
     ]
 
-    class Highlighted(Message):
+    class Highlighted(_ViewMessage):
         """The cursor moved to another entry."""
 
         def __init__(self, view: SessionTreeView, entry_id: str | None) -> None:
-            super().__init__()
-            self.view = view
+            super().__init__(view)
             self.entry_id = entry_id
 
-        @property
-        def control(self) -> SessionTreeView:
-            return self.view
-
-    class NavigateRequested(Message):
+    class NavigateRequested(_ViewMessage):
         """Enter (or a double click) on an entry: the host decides what navigating means."""
 
         def __init__(self, view: SessionTreeView, entry_id: str) -> None:
-            super().__init__()
-            self.view = view
+            super().__init__(view)
             self.entry_id = entry_id
 
-        @property
-        def control(self) -> SessionTreeView:
-            return self.view
-
-    class LabelRequested(Message):
+    class LabelRequested(_ViewMessage):
         """Shift+L on an entry; ``current_label`` pre-fills the label prompt."""
 
         def __init__(self, view: SessionTreeView, entry_id: str, current_label: str | None) -> None:
-            super().__init__()
-            self.view = view
+            super().__init__(view)
             self.entry_id = entry_id
             self.current_label = current_label
 
-        @property
-        def control(self) -> SessionTreeView:
-            return self.view
-
-    class CompactionActionRequested(Message):
+    class CompactionActionRequested(_ViewMessage):
         """Shift+U / Shift+I on a row: undo or inspect that compaction (the main screen says so when it is
         not one); ``action`` is "uncompact" or "inspect"."""
 
         def __init__(self, view: SessionTreeView, entry_id: str, action: str) -> None:
-            super().__init__()
-            self.view = view
+            super().__init__(view)
             self.entry_id = entry_id
             self.action = action
 
-        @property
-        def control(self) -> SessionTreeView:
-            return self.view
-
-    class Closed(Message):
+    class Closed(_ViewMessage):
         """Escape with an empty search query."""
 
-        def __init__(self, view: SessionTreeView) -> None:
-            super().__init__()
-            self.view = view
-
-        @property
-        def control(self) -> SessionTreeView:
-            return self.view
-
-    class StatusChanged(Message):
+    class StatusChanged(_ViewMessage):
         """The search query or the ``(i/n) [filter]`` footer changed."""
 
         def __init__(self, view: SessionTreeView, query: str, footer: str) -> None:
-            super().__init__()
-            self.view = view
+            super().__init__(view)
             self.query = query
             self.footer = footer
-
-        @property
-        def control(self) -> SessionTreeView:
-            return self.view
 
     class _Built(Message):
         """A worker thread built the rows of ``selector``'s wanted view."""
@@ -393,13 +372,10 @@ class SessionTreeView(ScrollView, can_focus=True):
         self._styles.clear()
         self._strips.clear()
 
-    def _on_focus(self, event: events.Focus) -> None:
-        super()._on_focus(event)
-        self._styles.clear()
-        self._strips.clear()
-
-    def _on_blur(self, event: events.Blur) -> None:
-        super()._on_blur(event)
+    @on(events.Focus)
+    @on(events.Blur)
+    def _restyle(self) -> None:
+        # The rows' component styles depend on :focus.
         self._styles.clear()
         self._strips.clear()
 

@@ -1,10 +1,8 @@
-"""Small modal dialogs of the session tree flow: summarize-branch choice, label prompt, confirm, progress.
+"""Small modal dialogs of the session tree flow: summarize-branch choice, label prompt, confirm.
 
 :class:`SummarizeBranchDialog` asks how to leave a branch (no summary, a summary, or a summary with
 custom instructions written in an editor); :class:`LabelDialog` edits an entry's label;
-:class:`ConfirmDialog` is a yes/no question; :class:`ProgressDialog` hosts the cancellable
-:class:`~widgets.progress_indicator.ProgressIndicator` while a branch summary runs. Each returns its
-answer through ``dismiss`` so callers can ``await app.push_screen_wait(...)`` or pass a callback.
+:class:`ConfirmDialog` is a yes/no question. Each returns its answer through ``dismiss`` so callers can ``await app.push_screen_wait(...)`` or pass a callback.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from widgets.ordered_keys import OrderedInput, OrderedTextArea
-from widgets.progress_indicator import ProgressIndicator
 
 SummaryChoice = Literal["none", "summarize"] | tuple[Literal["custom"], str]
 
@@ -244,33 +241,3 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
-
-
-class ProgressDialog(ModalScreen[bool]):
-    """A cancellable "working…" indicator: dismisses True when the user cancels with Escape.
-
-    The caller runs the work and calls :meth:`finish` (dismiss with False) when it is done.
-    """
-
-    DEFAULT_CSS = _DIALOG_CSS.format(name="ProgressDialog")
-
-    def __init__(self, message: str = "Summarizing branch…") -> None:
-        super().__init__()
-        self._message = message
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield ProgressIndicator(self._message)
-
-    def on_mount(self) -> None:
-        self.query_one(ProgressIndicator).focus()
-
-    @on(ProgressIndicator.Cancelled)
-    def _cancelled(self, event: ProgressIndicator.Cancelled) -> None:
-        event.stop()
-        self.dismiss(True)
-
-    def finish(self) -> None:
-        """The work ended (success or error): close without cancelling."""
-        if self.is_active:
-            self.dismiss(False)

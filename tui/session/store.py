@@ -852,17 +852,21 @@ class SessionStore:
         """Append kompakt's own bookkeeping as a leaf marker that names the current leaf: a ``custom``
         entry pi ignores, which neither moves the leaf nor shows in the tree (``data`` sits beside
         ``leafId``; the compaction breaker's state is kept this way)."""
-        marker: Entry = {
-            "type": "custom",
-            "customType": LEAF_CUSTOM_TYPE,
-            "id": generate_id(self.tree.by_id),
-            "parentId": self.leaf_id,
-            "timestamp": now_iso(),
-            "data": {**data, "leafId": self.leaf_id},
-        }
+        marker = self._leaf_marker(self.leaf_id, data)
         validate_entry(marker)
         self._write_entry(marker)
         return marker
+
+    def _leaf_marker(self, leaf: str | None, data: dict[str, Any]) -> Entry:
+        """A ``custom`` entry that names ``leaf`` as the leaf (child of it, so pi's last-entry rule agrees)."""
+        return {
+            "type": "custom",
+            "customType": LEAF_CUSTOM_TYPE,
+            "id": generate_id(self.tree.by_id),
+            "parentId": leaf,
+            "timestamp": now_iso(),
+            "data": {**data, "leafId": leaf},
+        }
 
     def branch(self, entry_id: str) -> None:
         """Move the leaf to ``entry_id``; the next append branches from there."""
@@ -900,15 +904,7 @@ class SessionStore:
             return
         if self.persist_leaf and not self.read_only:
             # DESIGN.md deviation 1: persist the navigation so that a reload (kompakt or pi) resumes here.
-            marker: Entry = {
-                "type": "custom",
-                "customType": LEAF_CUSTOM_TYPE,
-                "id": generate_id(self.tree.by_id),
-                "parentId": entry_id,
-                "timestamp": now_iso(),
-                "data": {"leafId": entry_id},
-            }
-            self._write_entry(marker)  # first: a failed write leaves the leaf where it was
+            self._write_entry(self._leaf_marker(entry_id, {}))  # first: a failed write leaves the leaf where it was
         self.leaf_id = entry_id
 
     # --- following another writer -----------------------------------------------------------

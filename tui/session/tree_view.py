@@ -199,9 +199,6 @@ class VisibleForest:
     def roots(self) -> list[str]:
         return self.children.get(_ROOT, [])
 
-    def is_root(self, node: str) -> bool:
-        return self.parent.get(node) == _ROOT
-
     def segment_start(self, node: str) -> bool:
         """A root, or a child of a node with more than one visible child."""
         parent = self.parent.get(node)
