@@ -4,7 +4,8 @@
   header with the session's own id and cwd, then the entries of the path re-chained into one line of
   parents (kompakt's leaf markers are left out: they only record navigation).
 * :func:`create_branched_session` is pi's ``createBranchedSession``: the path to an entry (without its
-  label entries) copied unchanged into a new session file beside the source, with a new UUIDv7 id and
+  label entries; an entry that was a label's child re-linked to its nearest kept ancestor) copied into a
+  new session file beside the source, with a new UUIDv7 id and
   ``parentSession`` naming the source, then one label entry per labelled entry of that path, re-created
   with the time the label was originally set (so such an entry can be older than its parent).
 * :func:`fork_point` is ``/fork``'s rule: a new session from the *parent* of a user message, with that
@@ -113,6 +114,21 @@ class BranchedSession:
     prompt_text: str | None = None
 
 
+def _without_labels(path: list[Entry]) -> list[Entry]:
+    """The path without its label entries, an entry whose parent was one re-linked to the nearest kept
+    ancestor. pi 0.73.1 leaves such a parent dangling, which cuts the clone's path at the first label
+    set mid-branch (DESIGN.md deviation: kompakt re-links; every other entry is copied unchanged)."""
+    kept: list[Entry] = []
+    for entry in path:
+        if entry.get("type") == "label":
+            continue
+        parent = kept[-1]["id"] if kept else None
+        if entry.get("parentId") != parent and entry.get("parentId") is not None:
+            entry = {**entry, "parentId": parent}
+        kept.append(entry)
+    return kept
+
+
 def create_branched_session(
     store: SessionStore, leaf_id: str | None, directory: Path | None = None
 ) -> BranchedSession:
@@ -129,7 +145,7 @@ def create_branched_session(
     path = store.get_branch(leaf_id) if leaf_id is not None else []
     if leaf_id is not None and not path:
         raise EntryNotFoundError(leaf_id)
-    copied = [e for e in path if e.get("type") != "label"]
+    copied = _without_labels(path)
     on_path = {e["id"] for e in copied}
     ids = set(on_path)
     labels: list[Entry] = []
