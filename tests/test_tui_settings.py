@@ -9,7 +9,7 @@ import pytest
 from textual import events
 from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
-from tests.pages import until
+from tests.pages import rendered_text, until
 from tests.settings_ui_helpers import USER_TOML, SettingsHost, clear_kompakt_env, settings_ready
 from tui.config import field_docs, load_settings
 from tui.screens.settings_screen import ConfirmDiscard, SettingsScreen
@@ -431,3 +431,29 @@ async def test_an_invalid_file_on_disk_is_listed_with_every_problem(files):
         assert "compaction.keepRecentTokens" in text and "retry.maxRetries" in text and "retry.bogus" in text
         assert f"{user}:6: compaction.keepRecentTokens" in text  # each with its line
         assert text.count("  • ") == 3
+
+
+async def test_every_problem_of_a_file_with_many_can_be_scrolled_to_in_the_banner(files):
+    """QA issue 13 F3: twelve problems do not fit the banner's eight lines; the box scrolls to the last."""
+    user, project = files
+    good = user.read_text()
+
+    class EditedOnDisk(SettingsHost):
+        def on_mount(self, event: events.Mount) -> None:
+            event.prevent_default()
+            result = load_settings(self.user_file, self.project_file)
+            self.user_file.write_text(good + "[retry]\n" + "".join(f"bogus{n} = 1\n" for n in range(12)))
+            screen = SettingsScreen(
+                result, self.user_file, self.ignore_hashes, project_path=self.project_file
+            )
+            self.push_screen(screen, self.dismissed.append)
+
+    app = EditedOnDisk(user, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settings_ready(pilot, app)
+        banner = app.screen.query_one("#settings-file-problems", Static)
+        await until(pilot, lambda: banner.display and "bogus11" in text_of(banner))
+        box = app.screen.query_one("#settings-file-problems-box")
+        await until(pilot, lambda: box.max_scroll_y > 0)
+        box.scroll_end(animate=False, immediate=True)
+        await until(pilot, lambda: "retry.bogus11" in rendered_text(app))

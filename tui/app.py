@@ -55,6 +55,7 @@ def _as_toml(value: object) -> str:
 # stack ignore both).
 _PUSH_TITLE, _POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"
 _TITLE_CHARS = 120
+TOAST_PROBLEMS = 5  # a settings toast lists this many problems, then counts the rest (F5 lists them all)
 
 
 def terminal_title(session: str) -> str:
@@ -232,7 +233,8 @@ class KompaktApp(App[None]):
             self.ask_project_trust(self.load_result)
         if self.settings_error:
             self.notify(
-                f"{self.settings_error}\nUsing the defaults until it is fixed.",
+                f"{self.settings_error.listing(TOAST_PROBLEMS)}\nUsing the defaults until it is fixed"
+                " (F5 lists every problem).",
                 title="Settings error",
                 severity="error",
                 timeout=12,
@@ -427,7 +429,7 @@ class KompaktApp(App[None]):
         self.settings_error = error
         self._tell_settings_screens(None)
         self.notify(
-            f"{error}\nThe last good settings stay in force.",
+            f"{error.listing(TOAST_PROBLEMS)}\nThe last good settings stay in force (F5 lists every problem).",
             title="Settings not applied",
             severity="error",
             timeout=12,

@@ -332,7 +332,7 @@ def effective_settings(
     try:
         loaded = load_default_settings()
     except SettingsError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(exc.listing()) from None
     for line in loaded.notices:
         print(f"kompakt: notice: {line}", file=sys.stderr)
     settings = loaded.settings
@@ -613,7 +613,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     try:
         loaded = load_default_settings()
     except SettingsError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(exc.listing()) from None
     project, digest = loaded.project_file, loaded.project_hash
     if project is None or digest is None:
         print("No project settings file here (./.kompakt/settings.toml): nothing to trust.")
@@ -1191,7 +1191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_tui(mode, None, args.session_dir, resume_demo=args.demo and args.continue_)
         return int(args.func(args) or 0)
     except (SessionError, UserError) as exc:
-        _warn(str(exc))
+        for line in str(exc).split("\n"):  # a settings error lists each of its problems on a line
+            _warn(line)
         return EXIT_USER_ERROR
     except BrokenPipeError:
         return 0

@@ -50,3 +50,12 @@ class SettingsError(ValueError):
     def all_problems(self) -> tuple[str, ...]:
         """Every problem, one line each; just :attr:`message` when only the first one was recorded."""
         return self.problems or (self.message,)
+
+    def listing(self, limit: int | None = None) -> str:
+        """Every problem on a line of its own (for a toast or the CLI); past ``limit`` lines, the count of
+        the rest."""
+        problems = self.all_problems
+        if limit is None or len(problems) <= limit:
+            return "\n".join(problems)
+        rest = len(problems) - limit
+        return "\n".join([*problems[:limit], f"… and {rest} more problem{'s' if rest > 1 else ''}"])

@@ -58,10 +58,11 @@ def error_from_validation(
     text: str | None = None,
     env_vars: Mapping[str, str] | None = None,
 ) -> SettingsError:
-    """The first problem of a ValidationError as a SettingsError; the rest are counted in ``more``
-    and every one, the first included, is a line of ``problems``."""
+    """The first problem of a ValidationError (by line) as a SettingsError; the rest are counted in
+    ``more`` and every one, the first included, is a line of ``problems``."""
     errors = exc.errors(include_url=False)
     found = [_one_problem(error, path=path, text=text, env_vars=env_vars) for error in errors]
+    found.sort(key=lambda problem: problem.line or 0)  # in the file's order (stable: pydantic's otherwise)
     return replace(found[0], more=len(errors) - 1, problems=tuple(problem.message for problem in found))
 
 

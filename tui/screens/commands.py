@@ -168,7 +168,8 @@ def open_settings(screen: MainScreen, _argument: str = "") -> None:
     app = screen.app
     if app.load_result is None:
         screen.notify(
-            f"{app.settings_error}\nFix the file first; the defaults are in force.",
+            f"{app.settings_error.listing() if app.settings_error else ''}\n"
+            "Fix the file first; the defaults are in force.",
             title="Settings file is invalid",
             severity="error",
         )

@@ -24,7 +24,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Label, Static, Switch
@@ -107,8 +107,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
     }
     SettingsScreen.-cramped #settings-title { display: none; }
     SettingsScreen.-cramped #settings-form-help { height: 2; }
-    SettingsScreen #settings-file-problems { display: none; height: auto; max-height: 8; padding: 0 1;
-        color: $text-error; }
+    /* Every problem is listed; past eight lines the box scrolls (the mouse wheel; it takes no focus). */
+    SettingsScreen #settings-file-problems-box { height: auto; max-height: 8; }
+    SettingsScreen #settings-file-problems { display: none; height: auto; padding: 0 1; color: $text-error; }
     """
 
     # Below 21 rows the what-if preview goes, below 16 the title and most of the help box (DEFAULT_CSS).
@@ -211,7 +212,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Label(self._target_label(False), id="settings-target-label")
                 yield Switch(False, id="settings-target")
                 yield Static(self._target_text(self._user_path), id="settings-target-path")
-            yield Static("", id="settings-file-problems")
+            with VerticalScroll(id="settings-file-problems-box", can_focus=False):
+                yield Static("", id="settings-file-problems")
             yield SettingsForm(self._result, session_values=self._session_values, id="settings-form")
             yield Static("No unsaved edits", id="settings-status")
         yield KompaktFooter()
