@@ -364,3 +364,19 @@ async def test_the_strip_says_loading_until_the_session_is_drawn() -> None:
         widget.update_timeline(compacted_path(), WINDOW, RESERVE, KEEP)
         shown = "\n".join(widget.render_line(y).text for y in range(3))
         assert "Loading" not in shown
+
+
+async def test_a_reserve_larger_than_the_window_says_so_and_never_shows_a_negative_threshold() -> None:
+    """QA issue 13 F4: reserveTokens 72k over the 64k window in the what-if (F5's preview) showed
+    ``threshold -8k``; now the words say the reserve exceeds the window, and no threshold is marked."""
+    app = Host()
+    async with app.run_test(size=(120, 40)) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_for(pilot, lambda: widget.timeline is not None and "┃" in rows(widget)[0])
+        widget.set_what_if(KEEP, WINDOW + 8_000)
+        await wait_for(pilot, lambda: "reserveTokens exceeds the context window" in "\n".join(rows(widget)))
+        await pilot.press("space")  # the panel: markers, the what-if's cut, the chart
+        await wait_for(pilot, lambda: len(rows(widget)) > 6 and "What-if" in "\n".join(rows(widget)))
+        text = "\n".join(rows(widget))
+        assert "threshold -" not in text and "┃-" not in text, text
+        assert "╏" not in rows(widget)[0]  # no ghost threshold at the bar's left end

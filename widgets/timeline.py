@@ -66,7 +66,13 @@ from widgets.timeline_layout import (
     LEFT_EIGHTHS,
     BarLayout,
 )
-from widgets.timeline_pointer import compaction_text, format_tokens, sample_text, segment_text
+from widgets.timeline_pointer import (
+    compaction_text,
+    format_tokens,
+    sample_text,
+    segment_text,
+    threshold_text,
+)
 
 if TYPE_CHECKING:
     from tui.compaction.breakdown import ContextBreakdown
@@ -795,11 +801,11 @@ size of each region in the legend, and everything the what-if predicts.
         if layout is None or timeline is None or not 0 <= column < layout.width:
             return None
         cell = layout.cells[column]
-        threshold = format_tokens(timeline.what_if.threshold)
+        threshold = threshold_text(timeline.what_if.threshold)
         return {
             FILL_OVERHEAD: f"system prompt, tools and what the provider adds: {format_tokens(timeline.overhead_tokens)} "
             "tokens (usage − the estimate of the messages)",
-            FILL_FREE: f"free space up to the threshold {threshold}",
+            FILL_FREE: f"free space up to the {threshold}",
             FILL_RESERVE: f"reserve: {format_tokens(timeline.what_if.reserve_tokens)} tokens above the threshold",
             FILL_STREAMING: f"the reply streaming now: +{format_tokens(self._streaming_tokens)} tokens",
         }.get(cell.left)
@@ -966,9 +972,10 @@ size of each region in the legend, and everything the what-if predicts.
             line.put(end, "┤", keep_style)
         else:
             line.put(start, "│", keep_style)
-        if timeline.threshold < layout.extent:
+        # A reserveTokens as large as the window leaves no threshold to mark (the status row says so).
+        if 0 < timeline.threshold < layout.extent:
             line.put(layout.column(timeline.threshold), "┃", self._style("threshold"))
-        if what_if.threshold != timeline.threshold and what_if.threshold < layout.extent:
+        if what_if.threshold != timeline.threshold and 0 < what_if.threshold < layout.extent:
             # The ghost threshold: where the what-if reserveTokens would put it.
             line.put(layout.column(what_if.threshold), GHOST_THRESHOLD, self._style("ghost"))
         window = layout.position(timeline.context_window)
@@ -1027,7 +1034,7 @@ size of each region in the legend, and everything the what-if predicts.
             f"({timeline.percent:.0f}%)",
             self._style("title"),
         )
-        limit = format_tokens(timeline.what_if.threshold)
+        limit, short_limit = (threshold_text(timeline.what_if.threshold, short=s) for s in (False, True))
         streaming = format_tokens(self._streaming_tokens)
         long_ghost, medium_ghost, short_ghost = self._ghost_texts(timeline)
 
@@ -1043,11 +1050,11 @@ size of each region in the legend, and everything the what-if predicts.
         # streaming tail, then the threshold itself, then the tail.
         return _fitted(
             [
-                variant(f" · threshold {limit}", f" · +{streaming} streaming", long_ghost),
-                variant(f" · threshold {limit}", f" · +{streaming} streaming", medium_ghost),
-                variant(f" · threshold {limit}", f" · +{streaming} streaming", short_ghost),
-                variant(f" · ┃{limit}", f" · +{streaming} streaming", short_ghost),
-                variant(f" · ┃{limit}", f" · +{streaming}", short_ghost),
+                variant(f" · {limit}", f" · +{streaming} streaming", long_ghost),
+                variant(f" · {limit}", f" · +{streaming} streaming", medium_ghost),
+                variant(f" · {limit}", f" · +{streaming} streaming", short_ghost),
+                variant(f" · {short_limit}", f" · +{streaming} streaming", short_ghost),
+                variant(f" · {short_limit}", f" · +{streaming}", short_ghost),
                 variant(None, f" · +{streaming}", short_ghost),
                 variant(None, None, short_ghost),
             ],
@@ -1121,7 +1128,7 @@ size of each region in the legend, and everything the what-if predicts.
             checks = (" threshold (head-tail estimate)  ", " threshold  ")
         else:
             checks = (" threshold (last reply's usage + later messages)  ", " threshold: usage + later  ")
-        moved = timeline.what_if.threshold != timeline.threshold
+        moved = timeline.what_if.threshold != timeline.threshold and timeline.what_if.threshold > 0
         ghost_threshold = (
             [(GHOST_THRESHOLD, self._style("ghost")), (" what-if threshold  ", muted)] if moved else []
         )
@@ -1164,15 +1171,15 @@ size of each region in the legend, and everything the what-if predicts.
                 muted,
             )
         ghost = self._style("ghost")
-        threshold_text = f"threshold {what_if.threshold:,}"
+        threshold_words = f"threshold {what_if.threshold:,}" if what_if.threshold > 0 else threshold_text(0)
         if what_if.skip_message:
-            cut_row = [("◆ ", ghost), (f"{what_if.skip_message} · {threshold_text}", muted)]
+            cut_row = [("◆ ", ghost), (f"{what_if.skip_message} · {threshold_words}", muted)]
             figures_row = []
         else:
             cut = f"first kept {sanitize(what_if.first_kept_entry_id or '')}"
             if what_if.is_split_turn:
                 cut += f" · split turn from {sanitize(what_if.plan.turn_start_id or '')}"
-            cut_row = [("◆ ", ghost), (f"{cut} · {threshold_text}", muted)]
+            cut_row = [("◆ ", ghost), (f"{cut} · {threshold_words}", muted)]
             prefix = (
                 f" + turn prefix ≈{format_tokens(what_if.turn_prefix_tokens)}"
                 if what_if.is_split_turn
@@ -1249,7 +1256,7 @@ size of each region in the legend, and everything the what-if predicts.
         }
         replies = sum(1 for sample in samples if sample.kind == "reply")
         peak = max(sample.tokens for sample in samples)
-        limit = format_tokens(line)
+        limit = threshold_text(line)
         if line != timeline.threshold:
             limit += " what-if"  # the saved one is on the bar (┃)
         # A sample past the chart's scale is cut at the top (marked ↑): say so beside the peak.
@@ -1264,7 +1271,7 @@ size of each region in the legend, and everything the what-if predicts.
             ("█", colours[FILL_COMPACTION]),
             (" compaction ", muted),
             ("┈", colours[FILL_THRESHOLD]),
-            (f" threshold {limit} · peak {format_tokens(peak)}{cut} of {format_tokens(chart.top)}", muted),
+            (f" {limit} · peak {format_tokens(peak)}{cut} of {format_tokens(chart.top)}", muted),
         ]
         rows: list[Row] = [
             (

@@ -27,6 +27,18 @@ if TYPE_CHECKING:
     from tui.compaction.timeline import PastCompaction, Segment
     from tui.export.chart import Sample
 
+NO_THRESHOLD = "reserveTokens exceeds the context window"
+NO_THRESHOLD_SHORT = "reserve > window"
+
+
+def threshold_text(threshold: int, *, short: bool = False) -> str:
+    """``threshold 24k`` (``┃24k`` when short); a reserveTokens as large as the window leaves no threshold,
+    and the words say so rather than show ``threshold -72k``."""
+    if threshold <= 0:
+        return NO_THRESHOLD_SHORT if short else NO_THRESHOLD
+    return f"┃{format_tokens(threshold)}" if short else f"threshold {format_tokens(threshold)}"
+
+
 REGION_WORDS = {
     REGION_HEAD: "protected head (copied into the summary)",
     REGION_SUMMARISED: "summarised",
