@@ -9,6 +9,7 @@ final filter and query (:func:`render_tree`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -17,12 +18,13 @@ import pytest
 from textual import events
 
 from bench.gen_session import generate
-from tests.pages import until, wait_until
+from tests.pages import HANG_GUARD_S, until, wait_until
 from tests.test_tui_tree import TreeHost, lines
 from tui.session.store import SessionStore
 from tui.session.tree import TreeIndex
-from tui.session.tree_view import TreeSelector, render_tree
+from tui.session.tree_view import BuiltView, TreeSelector, render_tree
 from widgets.session_tree import BUSY_TAG, BUSY_TEXT, LOADING_FOOTER, LOADING_TEXT, SessionTreeView
+from widgets.session_tree_pane import SessionTreePane
 
 SIZE = (120, 40)
 _FILES: dict[str, Path] = {}
@@ -181,3 +183,72 @@ async def test_a_search_with_no_rows_says_it_is_searching_while_the_next_key_bui
             assert lines(view) == [f"  {BUSY_TEXT}"]
         selector = await _settled(pilot, view)
         assert selector.query == "zzq" and _ids(selector) == _expected(selector)
+
+
+async def test_a_session_shown_while_a_build_runs_gets_its_rows_once_that_build_ends(big) -> None:
+    """Review item (a): ``set_session`` while a build ran left the new tree on "Loading…" for good: the
+    build that ended was the old selector's, and nothing started the new one's."""
+    tree, leaf = big
+    app = TreeHost(*big)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.view
+        old = await _settled(pilot, view)
+        async with _build_held_after(pilot, view, "ctrl+t"):
+            app.query_one(SessionTreePane).set_session(tree, leaf)  # F2 after a session switch or a reload
+            assert view.selector is not old and view.busy
+        selector = await _settled(pilot, view)
+        assert selector is not old and selector.has_view
+        assert _ids(selector) == _expected(selector) and selector.rows
+
+
+async def test_a_big_tree_appended_to_while_it_builds_shows_that_build_and_builds_again(big) -> None:
+    """Review item (b): a build overtaken by an append (a newer tree version, the leaf moved) was thrown
+    away, so a big tree appended to faster than it builds never showed a row. Now it is shown, and the
+    next build (held here, as a slow one would be) brings the append."""
+    tree, leaf = big
+    app = TreeHost(TreeIndex([]), None)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.view
+        pane = app.query_one(SessionTreePane)
+        await _settled(pilot, view)
+        pane.set_session(tree, leaf)
+        selector = view.selector
+        assert selector is not None
+        first_built, appended, release = threading.Event(), threading.Event(), threading.Event()
+        build, calls = selector.build, []
+
+        def held_build() -> BuiltView:
+            calls.append(None)
+            if len(calls) == 1:
+                built = build()  # the tree as it is now
+                first_built.set()
+                appended.wait(HANG_GUARD_S)  # the append lands before this build ends
+                return built
+            release.wait(HANG_GUARD_S)
+            return build()
+
+        selector.build = held_build  # type: ignore[method-assign]
+        try:
+            await wait_until(pilot, first_built.is_set, "the first build")
+            new = {
+                "type": "message",
+                "id": "feedbeef",
+                "parentId": leaf,
+                "timestamp": "2026-12-01T00:00:00.000Z",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "appended"}],
+                    "timestamp": 0,
+                },
+            }
+            tree.add(new)
+            pane.refresh_tree("feedbeef")  # what the screen runs after an append
+            appended.set()
+            await wait_until(pilot, lambda: selector.has_view, "the rows of the overtaken build")
+            assert view.busy and len(calls) == 2  # the next build, for the append, runs
+            assert selector.rows and "feedbeef" not in selector._index
+            assert lines(view) != [f"  {LOADING_TEXT}"]
+        finally:
+            release.set()
+        selector = await _settled(pilot, view)
+        assert "feedbeef" in selector._index and _ids(selector) == _expected(selector)

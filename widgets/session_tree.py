@@ -24,12 +24,14 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import Worker
 
 from tui.session.display import flat
 from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
 from tui.session.tree_view import FILTER_CYCLE, TEXT_COLUMNS, BuiltView, FilterMode, Row, TreeSelector
 from widgets.read_only import session_read_only
+from widgets.worker_failures import pass_failure_on
 
 LOADING_TEXT = "Loading the session tree…"
 LOADING_FOOTER = "(loading…)"
@@ -337,14 +339,23 @@ class SessionTreeView(ScrollView, can_focus=True):
         event.stop()
         self._building = False
         selector = self.selector
-        if event.selector is not selector or selector is None:
-            return  # another session was shown meanwhile
+        if selector is None:
+            return
+        if event.selector is not selector:
+            # Another session was shown meanwhile: its build waited for this one, it starts now.
+            if selector.stale:
+                self._queue_build()
+            return
         before = (selector.rows, selector.selected_index, selector.selected_id)
         if event.built is None:
             selector.stale = False  # the worker's error is reported; the last rows stay
         elif not selector.show(event.built):
-            selector.stale = True  # superseded (a newer key, an append): build what is wanted now
-        self._after_change(*before)
+            selector.stale = True  # superseded (a newer key): build what is wanted now
+        self._after_change(*before)  # still stale (superseded, or an append meanwhile): builds again
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        pass_failure_on(self, event)  # a failed build is reported by the screen
 
     def _page_size(self) -> int:
         return max(1, self.scrollable_content_region.height or 10)

@@ -25,7 +25,7 @@ from rich.cells import cell_len
 from rich.segment import Segment as RichSegment
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.events import Click, Key, Leave, MouseEvent, MouseMove
@@ -35,6 +35,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
+from textual.worker import Worker
 
 from tui.compaction.timeline_names import (
     REGION_AFTER,
@@ -73,6 +74,7 @@ from widgets.timeline_pointer import (
     segment_text,
     threshold_text,
 )
+from widgets.worker_failures import pass_failure_on
 
 if TYPE_CHECKING:
     from tui.compaction.breakdown import ContextBreakdown
@@ -611,7 +613,7 @@ size of each region in the legend, and everything the what-if predicts.
             self._timeline = timeline.with_what_if(self._path, keep, reserve, self._what_if_strategy)
             self._redraw()
 
-    @work(thread=True, exclusive=True, group="timeline-what-if")
+    @work(thread=True, exclusive=True, group="timeline-what-if", exit_on_error=False)
     def _plan_in_thread(
         self, timeline: Timeline, keep: int, reserve: int, strategy: str | None, generation: int
     ) -> None:
@@ -622,6 +624,10 @@ size of each region in the legend, and everything the what-if predicts.
         if generation == self._what_if_generation:
             self._timeline = timeline
             self._redraw()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        pass_failure_on(self, event)  # a failed plan or build is reported by the screen
 
     # --- actions ----------------------------------------------------------------------------
 

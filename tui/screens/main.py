@@ -101,6 +101,10 @@ class MainScreen(LaidOutOnceScreen[None]):
         "navigate": "Tree navigation failed",
         "follow": "Watching the session file stopped",
         "export": "Export failed",
+        "tree-build": "Building the session tree failed",  # a widget's worker: widgets/worker_failures.py
+        "timeline-build": "Building the timeline failed",
+        "timeline-what-if": "Planning the what-if failed",
+        "timeline-point": "Showing the entry failed",
     }
 
     def __init__(self) -> None:

@@ -576,10 +576,15 @@ class TreeSelector:
                 views.popitem(last=False)
 
     def show(self, built: BuiltView) -> bool:
-        """Show ``built`` if it is still the wanted view (False, and nothing changes, if it is not)."""
-        if built.key != self.wanted_key():
+        """Show ``built`` if it is the wanted view, or one of the same filter and query that appends have
+        overtaken (an older tree version, and the leaf each append moved); False, and nothing changes, if
+        its filter or query differ. An overtaken view is shown and the view stays :attr:`stale`, so the
+        host builds again: a big tree appended to faster than it builds shows its rows, a few appends
+        behind, instead of "Loading…" (or rows older still) for good."""
+        wanted = self.wanted_key()
+        if built.key[2:] != wanted[2:]:
             return False
-        self.stale = False
+        self.stale = built.key != wanted
         self._shown_key = built.key
         self._active, self.forest = built.active, built.forest
         if self.folded:

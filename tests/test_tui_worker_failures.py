@@ -1,0 +1,80 @@
+"""A widget's worker that fails is reported to the user, as the screen's own workers are.
+
+Textual posts ``Worker.StateChanged`` to the node that started the worker and does not bubble it, so the
+failures of the session tree's row builds and the timeline's what-if plans never reached
+``MainScreen._worker_changed`` (review item (c)); their groups were not in ``WORKER_FAILURES`` either.
+Each test makes one such worker raise and waits for the notice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.app_e2e_helpers import isolated_home, make_app, new_session, ready, settings_toml
+from tests.pages import wait_until
+from tui.launch import Launch
+from tui.session.tree_view import TreeSelector
+from widgets import timeline as timeline_module
+from widgets.session_tree import SessionTreeView
+
+SIZE = (120, 40)
+
+
+def _failing(*_args: object, **_kwargs: object) -> None:
+    raise RuntimeError("boom in the worker")
+
+
+def _app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    home = isolated_home(tmp_path, monkeypatch)
+    home.settings_file.write_text(settings_toml(None))
+    store, _ids = new_session(tmp_path, [("first question", "first answer"), ("second", "reply")])
+    store.close()
+    return make_app(home, Launch("open", store.path, tmp_path))
+
+
+async def _notice(pilot, app, title: str) -> tuple[str, str, str]:
+    notes = await wait_until(pilot, lambda: [n for n in app.notes if n[0] == title], f"the notice {title!r}")
+    return notes[0]
+
+
+async def test_a_failed_tree_build_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SessionTreeView, "background_from", 1)  # rows built on a worker thread
+    monkeypatch.setattr(TreeSelector, "build", _failing)
+    app = _app(tmp_path, monkeypatch)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        await ready(pilot, app)
+        await pilot.press("f2")
+        _title, text, severity = await _notice(pilot, app, "Building the session tree failed")
+        assert severity == "error" and "RuntimeError: boom in the worker" in text
+
+
+async def test_a_failed_what_if_plan_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(timeline_module, "WORKER_ENTRIES", 0)  # the what-if is planned on a worker thread
+    app = _app(tmp_path, monkeypatch)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline = screen.timeline.timeline
+        assert timeline is not None
+        monkeypatch.setattr(type(timeline), "with_what_if", _failing)
+        screen.timeline.focus()
+        await pilot.press("plus")
+        _title, text, severity = await _notice(pilot, app, "Planning the what-if failed")
+        assert severity == "error" and "RuntimeError: boom in the worker" in text
+
+
+async def test_a_failed_timeline_point_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.screens import timeline_actions
+
+    async def failing(*_args: object) -> None:
+        _failing()
+
+    monkeypatch.setattr(timeline_actions, "show_pointed_entry", failing)
+    app = _app(tmp_path, monkeypatch)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        screen.timeline.focus()
+        await pilot.press("right")  # the first segment: the tree and the chat are asked to show it
+        _title, text, severity = await _notice(pilot, app, "Showing the entry failed")
+        assert severity == "error" and "RuntimeError: boom in the worker" in text
