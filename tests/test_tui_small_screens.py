@@ -125,3 +125,29 @@ async def test_the_timeline_footer_shows_whole_keys_with_f1_first(
         assert items[0] == "f1 Help"
         assert all(item in labels for item in items), items
         assert footer_text(app).rstrip().endswith("^p palette")
+
+
+@pytest.mark.parametrize("size", [(40, 12), (70, 24)])
+async def test_the_tree_pane_on_a_narrow_screen_leaves_the_prompt_on_screen(
+    tmp_path, monkeypatch, fake_openai, size
+) -> None:
+    """QA (session 17): at 40x12 F2's pane (min-width 40) took the whole width and the prompt vanished."""
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=size, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: screen.tree_pane.view.has_focus, "the tree pane")
+        await wait_until(
+            pilot,
+            lambda: "Session Tree" in screen_text(app) and "Message" in screen_text(app),
+            "tree and prompt",
+        )
+        width, height = size
+        prompt, pane = screen.prompt.region, screen.tree_pane.region
+        assert prompt.width > width // 2 and prompt.height >= 1 and prompt.bottom <= height
+        assert pane.width == width and pane.bottom <= prompt.y  # stacked above the prompt, full width
+        await pilot.press("f2")
+        await wait_until(
+            pilot, lambda: not screen.tree_pane.display and screen.chat.region.height > 0, "the chat"
+        )
+        assert not screen.has_class("-tree-open")

@@ -6,8 +6,8 @@ layout and redraw; the height's breakpoint class, set on the first of them, rest
 With a 10k-entry session's chat on screen that was ~30 ms of restyle and 16-26 ms a layout (issue 13's
 start-up figure). :class:`LaidOutOnceScreen` sets the breakpoint class before any child is styled
 (:meth:`add_breakpoint_class`, from ``compose``), skips the first resume's restyle, and drops a Resize
-that changes neither the size nor the breakpoint class. Only vertical breakpoints are looked at: the
-screens here define no horizontal ones.
+that changes neither the size nor the breakpoint classes (the screen's own horizontal and vertical
+ones; the app defines none).
 """
 
 from __future__ import annotations
@@ -26,21 +26,23 @@ class LaidOutOnceScreen(Screen[ResultType]):
         self._resumed = False  # the first ScreenResume has been handled
 
     def add_breakpoint_class(self) -> None:
-        """The height's breakpoint class, before any child is styled (call it first in ``compose``)."""
-        if name := self._breakpoint(self.app.size.height):
+        """The size's breakpoint classes, before any child is styled (call it first in ``compose``)."""
+        for name in self._breakpoints(self.app.size.width, self.app.size.height):
             self.add_class(name, update=False)
 
-    def _breakpoint(self, height: int) -> str | None:
-        """The class of VERTICAL_BREAKPOINTS that Textual gives the screen at this height."""
-        return next(
-            (name for low, name in sorted(self.VERTICAL_BREAKPOINTS or [], reverse=True) if height >= low),
-            None,
-        )
+    def _breakpoints(self, width: int, height: int) -> list[str]:
+        """The classes of HORIZONTAL_ and VERTICAL_BREAKPOINTS that Textual gives the screen at this size."""
+
+        def pick(breakpoints: list[tuple[int, str]] | None, value: int) -> list[str]:
+            chosen = (name for low, name in sorted(breakpoints or [], reverse=True) if value >= low)
+            return [name] if (name := next(chosen, None)) else []
+
+        return pick(self.HORIZONTAL_BREAKPOINTS, width) + pick(self.VERTICAL_BREAKPOINTS, height)
 
     def _on_resize(self, event: events.Resize) -> None:
-        # Runs before Screen's own handler: a Resize to the size and class the screen has is dropped.
-        name = self._breakpoint(event.size.height)
-        if event.size == self.outer_size and (name is None or self.has_class(name)):
+        # Runs before Screen's own handler: a Resize to the size and classes the screen has is dropped.
+        names = self._breakpoints(event.size.width, event.size.height)
+        if event.size == self.outer_size and all(self.has_class(name) for name in names):
             event.stop()
             event.prevent_default()
 

@@ -94,6 +94,7 @@ class MainScreen(LaidOutOnceScreen[None]):
         (14, "-low"),
         (24, "-roomy"),
     ]
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (80, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = commands.key_bindings(on_app=False)
     # The title a failure of each worker group is reported under.
     WORKER_FAILURES: ClassVar[dict[str, str]] = {
@@ -370,6 +371,7 @@ class MainScreen(LaidOutOnceScreen[None]):
     def _tree_closed(self, event: SessionTreeView.Closed) -> None:
         event.stop()
         self.tree_pane.display = False
+        self.remove_class("-tree-open")
         self.prompt.focus()
 
     @on(SessionTreeView.LabelRequested)

@@ -39,6 +39,7 @@ def toggle_tree(screen: MainScreen) -> None:
     """F2: the side pane, focused and on the current leaf; F2 again hides it and focuses the prompt."""
     pane = screen.tree_pane
     pane.display = not pane.display
+    screen.set_class(pane.display, "-tree-open")  # a narrow screen stacks the pane over the prompt
     if pane.display and screen.app.session is not None:
         if screen.tree_loaded:
             leaf = screen.app.session.store.leaf_id
