@@ -195,7 +195,9 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_back
         await wait_idle(pilot, app, lambda: assistant_texts(store), "the reply")
         roles = [e["message"]["role"] for e in store.get_branch()]
         assert roles == ["bashExecution", "user", "assistant"]
-        assert store.get_branch()[1]["message"]["content"] == [{"type": "text", "text": "typed during the command"}]
+        assert store.get_branch()[1]["message"]["content"] == [
+            {"type": "text", "text": "typed during the command"}
+        ]
 
 
 async def test_esc_during_a_reply_puts_the_queued_messages_back_before_the_draft(

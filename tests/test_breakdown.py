@@ -130,7 +130,8 @@ def test_estimates_above_the_usage_are_not_called_a_negative_provider_overhead()
         path, context_window=50_000, reserve_tokens=1_000, system_prompt="s" * 400, tool_definitions=TOOLS
     )
     (overhead,) = [c for c in breakdown.rows() if c.name == PROVIDER_OVERHEAD]
-    assert overhead.tokens < 0 and overhead.label == "estimates above usage"
+    # QA issue 13 F5: "estimates above usage -81.2k" put a negative figure under "above".
+    assert overhead.tokens < 0 and overhead.label == "usage below the estimates"
     positive = context_breakdown(
         f.chain([f.user("u" * 40), f.assistant("a", usage=f.usage(input=9_000, output=10))]),
         context_window=50_000,

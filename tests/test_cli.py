@@ -97,6 +97,24 @@ def test_unknown_leaf_is_a_clear_error(session: Path, capsys: pytest.CaptureFixt
     assert "Entry ffffffff not found" in capsys.readouterr().err
 
 
+def test_stats_says_unnamed_for_a_session_without_a_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """QA issue 13 F5: ``kompakt stats`` printed ``name None`` (and an empty session's ``leafId None``)."""
+    for turns in (1, 0):
+        path = tmp_path / f"s{turns}.jsonl"
+        with SessionStore.create(path) as store:
+            for _ in range(turns):
+                store.append_message({"role": "user", "content": "hi", "timestamp": 0})
+        assert main(["stats", str(path)]) == 0
+        rows = {
+            key: value.strip()
+            for key, _, value in (line.partition(" ") for line in capsys.readouterr().out.splitlines())
+        }
+        assert rows["name"] == "(unnamed)" and "None" not in rows.values()
+        assert (rows["leafId"] == "(none)") is (turns == 0)
+
+
 def test_corrupt_line_is_reported_as_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "c.jsonl"
     with SessionStore.create(path) as store:

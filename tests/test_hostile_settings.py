@@ -89,7 +89,9 @@ def test_two_keymap_overrides_on_one_key_are_refused_naming_both_ids_and_the_key
         ({"main.compact": "ctrl+k", "main.model": "ctrl+l"}, False),
     ],
 )
-def test_a_key_clash_counts_only_between_bindings_in_force_together(keymap: dict[str, str], clash: bool) -> None:
+def test_a_key_clash_counts_only_between_bindings_in_force_together(
+    keymap: dict[str, str], clash: bool
+) -> None:
     from tui.config.choices import keymap_clashes
 
     assert bool(keymap_clashes(keymap)) is clash

@@ -53,6 +53,10 @@ async def test_an_overflow_with_nothing_to_compact_says_the_request_failed(
     assert [e.outcome for e in events.of(CompactionEnd)] == ["skip"]
     errors = [n.text for n in events.of(Notice) if n.level == "error"]
     assert any("overflowed the context window of openai/fake and could not be recovered" in t for t in errors)
+    # QA issue 13 F5: the skip's own sentence inside the notice ended "(… budget.)." (a doubled stop).
+    (text,) = [t for t in errors if "could not be recovered" in t]
+    assert "nothing to make room with (everything fits in the recent budget). Start" in text
+    assert ".)" not in text and ".." not in text
 
 
 async def test_a_reply_over_the_window_with_nothing_to_compact_gets_the_advice_not_everything_fits(

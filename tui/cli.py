@@ -554,7 +554,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
         "contextTokens",
     ):
         value = stats[key]
-        table.add_row(key, f"{value:,}" if isinstance(value, int) and key != "version" else str(value))
+        if value is None:  # an unnamed session, an empty one's leaf: words, not Python's None
+            text = "(unnamed)" if key == "name" else "(none)"
+        else:
+            text = f"{value:,}" if isinstance(value, int) and key != "version" else str(value)
+        table.add_row(key, text)
     table.add_row("byType", ", ".join(f"{k} {v}" for k, v in stats["byType"].items()))
     table.add_row("roles", ", ".join(f"{k} {v}" for k, v in stats["roles"].items()))
     _console().print(table)

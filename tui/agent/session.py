@@ -692,7 +692,10 @@ class AgentSession:
             return _RETRY
         if isinstance(result, CompactionSkip) and is_error:
             # "Nothing to compact" alone would hide that the request itself failed.
-            text = prompts.render("overflow_unrecovered", model=model, reason=result.message)
+            # The skip's sentence inside the notice's own: without its "Nothing to compact: " and full stop
+            # (it read "(Nothing to compact: everything fits in the recent budget.).").
+            reason = result.message.removeprefix("Nothing to compact: ").rstrip(".")
+            text = prompts.render("overflow_unrecovered", model=model, reason=reason)
             self._emit(Notice("error", text))
         elif isinstance(result, CompactionSkip):
             # A reply that came back over the window: the planner's "everything fits in the recent

@@ -9,8 +9,8 @@ are estimated the same way from what kompakt would send.
 The total is the context size the rest of kompakt shows (:func:`context_size`). When a reply reported
 usage, that size is the usage plus the estimate of what followed, and the usage also covers the system
 prompt, the tool definitions and whatever the provider adds: the part of the usage that the estimates
-do not explain is its own row, "provider overhead" (labelled "estimates above usage", negative, when the
-estimates overshoot). Without any
+do not explain is its own row, "provider overhead" (labelled "usage below the estimates", negative, when
+the estimates overshoot: a negative figure is never called "above"). Without any
 usage the size is the messages' estimate alone, as in pi: the system prompt and tool definitions are
 then shown but marked as not counted (``counted`` false), so the total stays the same figure.
 Free space is what is left below the threshold (window − reserve); the reserve is its own row.
@@ -38,7 +38,8 @@ COMPACTION_SUMMARIES = "compaction summaries"
 BRANCH_SUMMARIES = "branch summaries"
 CUSTOM_MESSAGES = "custom messages"
 PROVIDER_OVERHEAD = "provider overhead"
-ESTIMATE_OVERSHOOT = "estimates above usage"  # the overhead row when the estimates exceed the usage
+# The overhead row when the estimates exceed the usage; its figure is negative, so the words say "below".
+ESTIMATE_OVERSHOOT = "usage below the estimates"
 FREE_SPACE = "free space"
 RESERVE = "reserve"
 
