@@ -233,13 +233,20 @@ async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch,
         written = Path(next(n[1] for n in app.notes if n[0] == "Exported").removeprefix("Wrote "))
         text = written.read_text()
         assert written.suffix == ".md" and "export this question" in text and "and this answer" in text
+        # QA issue 13 F6: where kompakt started (the launch's cwd), named in full; not the sessions directory.
+        assert written.is_absolute() and written.parent == tmp_path != app.launch.path.parent
+        assert written.stem == app.launch.path.stem
+        await MainPage(pilot).send("/export jsonl")
+        await wait_until(pilot, lambda: [n[0] for n in app.notes].count("Exported") == 2, "the jsonl export")
+        branch = Path([n[1] for n in app.notes if n[0] == "Exported"][-1].removeprefix("Wrote "))
+        assert branch.is_absolute() and branch.parent == tmp_path and branch.name.endswith(".branch.jsonl")
         await MainPage(pilot).send("/export pdf")
         await wait_until(
             pilot,
             lambda: any("Usage: /export [html|md|jsonl [file]]" in n[1] for n in app.notes),
             "the usage",
         )
-        assert [n[0] for n in app.notes].count("Exported") == 1
+        assert [n[0] for n in app.notes].count("Exported") == 2
 
 
 async def test_a_reserve_that_fills_the_window_is_reported_and_never_compacts(

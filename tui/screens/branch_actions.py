@@ -151,15 +151,15 @@ def export_jsonl(screen: MainScreen, target: str | None) -> None:
     """``/export jsonl [FILE]`` (or ``/export FILE.jsonl``): the current branch as a pi session file."""
     from pathlib import Path
 
-    from tui.session.branching import export_branch_jsonl
+    from tui.session.branching import default_jsonl_export_path, export_branch_jsonl
 
     agent = screen.agent
     if agent is None or not agent.store.exists_on_disk:
         screen.notify("Nothing to export yet.", severity="warning")
         return
-    out = Path(target).expanduser() if target else None
-    if out is not None and not out.is_absolute():
-        out = screen.app.launch.cwd / out
+    # Where kompakt started (as pi's /export), also for a relative FILE.
+    name = target or default_jsonl_export_path(agent.store.path).name
+    out = screen.app.launch.cwd / Path(name).expanduser()
     try:
         path = export_branch_jsonl(agent.store, out, agent.store.leaf_id)
     except OSError as exc:

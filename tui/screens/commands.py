@@ -245,9 +245,12 @@ def export(screen: MainScreen, kind: str) -> None:
     elif fmt is None:
         screen.notify("Usage: /export [html|md|jsonl [file]]", severity="warning")
     else:
-        out = Path(target.strip()).expanduser() if target.strip() else None
-        if out is not None and not out.is_absolute():
-            out = screen.app.launch.cwd / out  # as /export jsonl FILE: relative to the session's directory
+        from tui.export import default_export_path
+
+        # Where kompakt started (as pi's /export), not beside the session file in the sessions directory;
+        # a relative FILE is relative to it too.
+        name = target.strip() or default_export_path(screen.agent.store.path, fmt).name
+        out = screen.app.launch.cwd / Path(name).expanduser()
         screen.run_worker(_export(screen, screen.agent, fmt, out), group="export", exit_on_error=False)
 
 
