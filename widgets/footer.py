@@ -10,6 +10,10 @@ names them: ``FOOTER_KEYS`` maps a binding's action to ``(key shown, label)``, i
 still list it). At 80 columns the what-if footer was cut after "s Sw…", hiding Esc and F9.
 
 A key that does not fit is left out whole, never cut mid-label (:meth:`KompaktFooter._dropped` says which).
+
+A footer shows only while its screen is the one on top: a dialog over the main screen let the main
+footer show through, listing keys that do nothing there. A screen with keys of its own (the full tree,
+help, the pickers) composes its own footer; a small dialog has none, as in Textual's own dialogs.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Iterable, Mapping
 
 from textual import events
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -71,6 +76,16 @@ class KompaktFooter(Footer):
             dropped.add(key)
             used -= _cells(key)
         return dropped
+
+    def on_mount(self) -> None:
+        # Immediate: hidden in the same step as the push, before the new screen's first frame.
+        self.app.screen_change_signal.subscribe(self, self._screen_changed, immediate=True)
+
+    def on_unmount(self) -> None:
+        self.app.screen_change_signal.unsubscribe(self)  # (Footer's own handlers run too: Textual calls each)
+
+    def _screen_changed(self, screen: Screen) -> None:
+        self.visible = screen is self.screen
 
     def on_resize(self, event: events.Resize) -> None:
         # Which keys fit depends on the width: choose again when it changes.

@@ -30,6 +30,7 @@ from tui.session.display import flat
 from tui.session.sanitize import sanitize
 from tui.session.tree import TreeIndex
 from tui.session.tree_view import FILTER_CYCLE, TEXT_COLUMNS, BuiltView, FilterMode, Row, TreeSelector
+from widgets.footer import FooterKeys
 from widgets.read_only import session_read_only
 from widgets.worker_failures import pass_failure_on
 
@@ -116,6 +117,16 @@ class SessionTreeView(ScrollView, can_focus=True):
         "session-tree--leaf",
         "session-tree--selected",
         "session-tree--empty",
+    }
+
+    # The footer's keys, kept to the last as the row narrows: the fold and filter keys, which the pane's
+    # hint line names too, go first, then the screen's; the key that closes the tree (F2 for the pane, F3
+    # for the full tree) stays with Enter and Shift+L (widgets/footer.py).
+    FOOTER_KEYS: ClassVar[FooterKeys] = {
+        "navigate": (None, None),
+        "label": (None, None),
+        "command('toggle_tree')": (None, None),
+        "close": (None, None),
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [

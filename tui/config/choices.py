@@ -16,7 +16,7 @@ BINDING_IDS = frozenset(
     {
         "app.help", "app.quit",
         "chat.copy", "chat.edit", "chat.fold", "chat.inspect", "chat.next", "chat.previous",
-        "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
+        "dialog.buttons.left", "dialog.buttons.right", "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
         "dialog.summarize.back",
         "fork_picker.cancel",
         "help.close",
@@ -39,9 +39,9 @@ BINDING_IDS = frozenset(
         "timeline.switch_strategy", "timeline.toggle",
         "timeline.previous_segment", "timeline.next_segment", "timeline.older_compaction",
         "timeline.newer_compaction",
-        "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
+        "tree.close", "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
         "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only", "tree.first",
-        "tree.fold_or_up", "tree.inspect", "tree.label", "tree.label_times", "tree.last", "tree.navigate", "tree.page_down", "tree.page_up",
+        "tree.fold_or_up", "tree.help", "tree.inspect", "tree.label", "tree.label_times", "tree.last", "tree.navigate", "tree.page_down", "tree.page_up",
         "tree.search.backspace", "tree.uncompact", "tree.unfold_or_down", "tree.up",
     }
 )  # fmt: skip

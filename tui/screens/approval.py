@@ -16,11 +16,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from tui.session.sanitize import sanitize
+from widgets.button_row import ButtonRow
 from widgets.safe_text import revealed_text
 
 CHROME_ROWS = 12
@@ -57,7 +58,7 @@ class ApprovalDialog(ModalScreen[bool]):
     ApprovalDialog #approval-scroll { height: auto; background: $background; padding: 0 1; }
     ApprovalDialog #approval-scroll:focus { background: $background-lighten-1; }
     ApprovalDialog .dialog-hint { color: $text-muted; }
-    ApprovalDialog Horizontal { height: auto; align-horizontal: right; }
+    ApprovalDialog ButtonRow { height: auto; align-horizontal: right; }
     ApprovalDialog Button { margin-left: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -82,7 +83,7 @@ class ApprovalDialog(ModalScreen[bool]):
                 classes="dialog-hint",
                 markup=False,
             )
-            with Horizontal():
+            with ButtonRow():
                 yield Button("Deny", id="deny")
                 yield Button("Allow", id="allow", variant="warning")
 

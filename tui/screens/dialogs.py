@@ -13,11 +13,12 @@ from typing import ClassVar, Literal
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from widgets.button_row import ButtonRow
 from widgets.ordered_keys import OrderedInput, OrderedTextArea
 
 SummaryChoice = Literal["none", "summarize"] | tuple[Literal["custom"], str]
@@ -173,20 +174,19 @@ class ConfirmDialog(ModalScreen[bool]):
     is on the action (and the buttons' press): the key's time against the first frame that showed it.
     With ``letters=False``
     there are no letter accelerators at all (the answer that quits the app must not be one stray letter
-    away): Tab/arrows and Enter on a button, or Escape. ``default`` is the button focused first.
+    away): Tab/arrows (in the buttons' drawn order) and Enter on a button, or Escape. ``default`` is the button focused first.
     """
 
     DEFAULT_CSS = (
         _DIALOG_CSS.format(name="ConfirmDialog")
         + """
-    ConfirmDialog Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    ConfirmDialog ButtonRow { height: auto; align-horizontal: right; margin-top: 1; }
     ConfirmDialog Button { margin-left: 1; }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="dialog.confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="dialog.confirm.no"),
-        Binding("left,right", "app.focus_previous", show=False),
     ]
 
     def __init__(
@@ -206,7 +206,7 @@ class ConfirmDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._question, classes="dialog-title", markup=False)
-            with Horizontal():
+            with ButtonRow():
                 yield _AnswerButton(self._no, id="no")
                 yield _AnswerButton(self._yes, id="yes", variant="primary")
 

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
 
 from tui.actions import SLASH_COMMANDS
+from widgets.footer import KompaktFooter
 
 
 def _key_display(screen: Screen, key: str) -> str:
@@ -100,3 +101,4 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Markdown(self._text)
+        yield KompaktFooter()  # its own key (Esc closes), not the keys of the screen underneath

@@ -32,6 +32,7 @@ from textual.widgets import Button, Label, Static, Switch
 from tui.config import LoadResult, Settings, SettingsError, load_settings
 from tui.config.loader import project_settings_path, user_settings_path
 from widgets import gc_pause
+from widgets.button_row import ButtonRow
 from widgets.footer import KompaktFooter
 from widgets.settings_form import SettingsForm
 from widgets.timeline import CompactionTimeline
@@ -48,7 +49,7 @@ class ConfirmDiscard(ModalScreen[bool]):
     ConfirmDiscard > Vertical {
         width: 56; height: auto; padding: 1 2; border: thick $warning; background: $panel;
     }
-    ConfirmDiscard Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmDiscard ButtonRow { height: auto; margin-top: 1; align-horizontal: right; }
     ConfirmDiscard Button { margin-left: 1; }
     """
 
@@ -65,7 +66,7 @@ class ConfirmDiscard(ModalScreen[bool]):
         with Vertical():
             plural = "s" if self._count != 1 else ""
             yield Label(f"Discard {self._count} unsaved edit{plural}?")
-            with Horizontal():
+            with ButtonRow():
                 yield Button("Keep editing", id="keep")
                 yield Button("Discard", id="discard", variant="warning")
 

@@ -58,7 +58,7 @@ def open_tree(screen: MainScreen) -> None:
     if screen.agent is None or not len(screen.agent.store.tree):
         screen.notify("No entries in session")
         return
-    from tui.screens.tree_screen import TreeScreen
+    from tui.screens.tree_screen import MainCommand, TreeScreen
 
     store, mode = screen.agent.store, screen.app.current_settings.ui.tree_filter_mode
     tree = TreeScreen(
@@ -69,9 +69,14 @@ def open_tree(screen: MainScreen) -> None:
         on_compaction_action=screen.compaction_action_requested,
     )
 
-    def chosen(entry_id: str | None) -> None:
-        if entry_id is not None:
-            enter_on_entry(screen, entry_id)
+    async def chosen(result: str | MainCommand | None) -> None:
+        if isinstance(result, MainCommand):  # an F-key closed the tree: it acts here (F2: the pane)
+            if result.name == "toggle_tree" and screen.tree_pane.display:
+                screen.tree_pane.view.focus()
+            else:
+                await screen.app.run_action(("", "command", (result.name, "")), screen)
+        elif result is not None:
+            enter_on_entry(screen, result)
 
     screen.app.push_screen(tree, chosen)
 

@@ -1,0 +1,155 @@
+"""Issue 13 F (keys and footers): each screen's footer names its own keys, the full tree's F-keys act,
+dialog buttons follow the arrows, the palette finds a slash command's name, /name waits for the turn.
+
+Each test drives :class:`~tui.app.KompaktApp` on a real session file in an isolated home and reads what
+the terminal shows (``screen_text``), waiting for the condition (never a fixed pause).
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App
+from textual.screen import ModalScreen
+from textual.widgets import Button
+
+from tests.app_e2e_helpers import branched_session_app, ready, screen_text, wait_until
+from tests.fake_openai import fake_openai_fixture  # noqa: F401
+from tests.pages import screen_shown
+
+
+def footer_text(app) -> str:
+    """The footer row as the terminal shows it."""
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_the_full_tree_and_its_help_show_their_own_keys(tmp_path, monkeypatch, fake_openai) -> None:
+    """F3's footer listed the main screen's keys (or none), and F1 there did nothing."""
+    from tui.screens.help import HelpScreen
+    from tui.screens.tree_screen import TreeScreen
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 35), notifications=False) as pilot:
+        await ready(pilot, app)
+        await wait_until(pilot, lambda: "Send" in footer_text(app), "the main footer")
+        await pilot.press("f3")
+        await screen_shown(pilot, app, TreeScreen)
+        await wait_until(pilot, lambda: "Go here" in footer_text(app), "the tree's keys in the footer")
+        footer = footer_text(app)
+        assert "f1 Help" in footer and "f3 Close" in footer and "f4 Timeline" in footer, footer
+        assert "f5 Settings" in footer and "Send" not in footer, footer
+        await pilot.press("f1")
+        await screen_shown(pilot, app, HelpScreen)
+        await wait_until(pilot, lambda: "esc Close help" in footer_text(app), "the help's own footer")
+        assert "Go here" not in footer_text(app) and "Send" not in footer_text(app)
+        assert "main.toggle_timeline" in app.screen.query_one("Markdown").source  # F1 lists the tree's keys
+
+
+async def test_f4_in_the_full_tree_opens_the_timeline_where_plus_raises_keep(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """F4 in F3 did nothing, and the '+' typed next went into the tree's search."""
+    from tui.screens.tree_screen import TreeScreen
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 35), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f3")
+        tree = await screen_shown(pilot, app, TreeScreen)
+        await wait_until(pilot, lambda: tree.pane.view.selector is not None, "the tree's rows")
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: app.screen is screen and screen.timeline.has_focus, "the timeline")
+        assert screen.timeline.expanded
+        keep = screen.timeline.what_if_settings[0]
+        await pilot.press("plus")
+        await wait_until(pilot, lambda: screen.timeline.what_if_settings[0] > keep, "keep raised by '+'")
+        assert tree.pane.view.selector.query == ""
+
+
+async def test_f5_and_f2_in_the_full_tree_close_it_and_act(tmp_path, monkeypatch, fake_openai) -> None:
+    from tui.screens.settings_screen import SettingsScreen
+    from tui.screens.tree_screen import TreeScreen
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 35), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await pilot.press("f3")
+        await screen_shown(pilot, app, TreeScreen)
+        await pilot.press("f5")
+        await screen_shown(pilot, app, SettingsScreen)
+        assert [type(s).__name__ for s in app.screen_stack][-2:] == ["MainScreen", "SettingsScreen"]
+        await pilot.press("escape")
+        await screen_shown(pilot, app, type(screen))
+        await pilot.press("f3")
+        await screen_shown(pilot, app, TreeScreen)
+        await pilot.press("f2")
+        await wait_until(
+            pilot, lambda: app.screen is screen and screen.tree_pane.view.has_focus, "the tree pane, focused"
+        )
+        await pilot.press("f3")
+        await screen_shown(pilot, app, TreeScreen)
+        await pilot.press("f3")  # F3 again closes it
+        await screen_shown(pilot, app, type(screen))
+
+
+async def test_the_main_footer_does_not_show_under_a_dialog(tmp_path, monkeypatch, fake_openai) -> None:
+    """A dialog over the main screen let its footer (⏎ Send, F2 …) show through: keys dead there."""
+    from tui.screens.dialogs import ConfirmDialog
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await wait_until(pilot, lambda: "Send" in footer_text(app), "the main footer")
+        app.push_screen(ConfirmDialog("Go on?"))
+        await screen_shown(pilot, app, ConfirmDialog)
+        await wait_until(pilot, lambda: "Help" not in footer_text(app), "the main footer hidden")
+        assert "Send" not in footer_text(app)
+        await pilot.press("escape")
+        await screen_shown(pilot, app, type(screen))
+        await wait_until(pilot, lambda: "Send" in footer_text(app), "the main footer back")
+
+
+class DialogHost(App[None]):
+    """An empty app that shows one dialog."""
+
+    def __init__(self, dialog: ModalScreen) -> None:
+        super().__init__()
+        self.dialog = dialog
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog)
+
+
+def _dialogs() -> list[tuple[str, ModalScreen, list[str]]]:
+    from tui.screens.approval import ApprovalDialog
+    from tui.screens.dialogs import ConfirmDialog
+    from tui.screens.settings_screen import ConfirmDiscard
+
+    return [
+        ("discard", ConfirmDiscard(2), ["keep", "discard"]),
+        (
+            "missing cwd",
+            ConfirmDialog("Continue?", yes="Continue here", letters=False, default="yes"),
+            ["no", "yes"],
+        ),
+        ("confirm", ConfirmDialog("Go on?"), ["no", "yes"]),
+        ("approval", ApprovalDialog("bash", {"command": "ls"}, "asks"), ["deny", "allow"]),
+    ]
+
+
+@pytest.mark.parametrize("index", range(4), ids=[name for name, _d, _o in _dialogs()])
+async def test_left_and_right_move_between_a_dialogs_buttons_in_their_drawn_order(index: int) -> None:
+    """F5's discard dialog ignored ←/→; in the missing-cwd dialog → moved to the left-hand button."""
+    _name, dialog, (left, right) = _dialogs()[index]
+    app = DialogHost(dialog)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await screen_shown(pilot, app, type(dialog))
+        dialog.query_one(f"#{left}", Button).focus()
+        await wait_until(pilot, lambda: dialog.focused is dialog.query_one(f"#{left}"), "the left button")
+        assert dialog.query_one(f"#{left}").region.x < dialog.query_one(f"#{right}").region.x
+        await pilot.press("left")  # at the left end: stays
+        await pilot.press("right")
+        await wait_until(pilot, lambda: dialog.focused is dialog.query_one(f"#{right}"), "→ to the right one")
+        await pilot.press("right")  # at the right end: stays
+        await pilot.press("left")
+        await wait_until(pilot, lambda: dialog.focused is dialog.query_one(f"#{left}"), "← to the left one")
+        assert app.screen is dialog  # no arrow answered it
