@@ -122,6 +122,100 @@ def _typed(values: dict[str, Any], fields: dict[str, frozenset[type]], where: st
     return None
 
 
+# The fast path for the entries almost every file is made of (messages of a v2+ file): the tables above with
+# None's class added to each field's classes, checked in one pass that also bounds the nesting, so that the
+# bracket count of :func:`too_deep` (a read of the whole line) is left out too. What it accepts, the
+# explaining checks accept; what it refuses, they explain (or accept: it is only a shortcut).
+_NONE = type(None)
+_CONTAINERS = frozenset({dict, list})
+
+
+def _or_none(fields: dict[str, frozenset[type]]) -> dict[str, frozenset[type]]:
+    return {key: allowed | {_NONE} for key, allowed in fields.items()}
+
+
+_ENTRY_OK = {"id": frozenset({str}), "parentId": _STR | {_NONE}, "timestamp": _STR | {_NONE}}
+_MESSAGE_OK = {**_or_none(_MESSAGE_FIELDS), "content": frozenset({str, list, _NONE}), "usage": _OBJ | {_NONE}}
+_BLOCK_OK = {kind: _or_none(fields) for kind, fields in _BLOCK_FIELDS.items()}
+_USAGE_OK = _or_none(_USAGE_FIELDS)
+_NUMBER_OK = _NUM | {_NONE}
+_NO_FIELDS: dict[str, frozenset[type]] = {}
+_ENTRY_WALKED = frozenset({"message"})
+_MESSAGE_WALKED = frozenset({"content", "usage"})
+_USAGE_WALKED = frozenset({"cost"})
+_ENTRY_KEYS = frozenset({"type", "id", "parentId", "timestamp", "message"})
+_STR_OR_NONE = _STR | {_NONE}
+
+
+def _shallow(value: Any, depth: int) -> bool:
+    """Whether ``value``, a container at ``depth`` (the entry is at 1), nests no deeper than the limit."""
+    stack = [(value, depth)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return False
+        children = current.values() if current.__class__ is dict else current
+        stack.extend((v, depth + 1) for v in children if v.__class__ in _CONTAINERS)
+    return True
+
+
+def _fits(
+    values: dict[str, Any],
+    fields: dict[str, frozenset[type]],
+    depth: int,
+    walked: frozenset[str] = frozenset(),
+) -> bool:
+    """Every field of ``values`` (a dict at ``depth``) that ``fields`` names has a class it allows, and every
+    container in it nests no deeper than the limit (but those in ``walked``: the caller checks them)."""
+    for key, value in values.items():
+        allowed = fields.get(key)
+        if allowed is not None and value.__class__ not in allowed:
+            return False
+        if value.__class__ in _CONTAINERS and key not in walked and not _shallow(value, depth + 1):
+            return False
+    return True
+
+
+def message_passes(entry: dict[str, Any]) -> bool:
+    """Whether ``entry`` is a ``message`` entry of a v2+ file that passes every load check: what
+    :func:`too_deep` and :func:`entry_problem` would say of it is nothing (told in one cheap pass)."""
+    if entry.get("type") != "message" or not entry.get("id"):
+        return False
+    if entry.keys() == _ENTRY_KEYS:  # the usual fields only: two to look at
+        if not _STR_OR_NONE.issuperset((entry["id"].__class__, entry["parentId"].__class__,
+                                        entry["timestamp"].__class__)):  # fmt: skip
+            return False
+    elif not _fits(entry, _ENTRY_OK, 1, _ENTRY_WALKED):
+        return False
+    message = entry.get("message")
+    if message.__class__ is not dict or not _fits(message, _MESSAGE_OK, 2, _MESSAGE_WALKED):
+        return False
+    role = message.get("role")
+    if role.__class__ is not str:
+        return False
+    content = message.get("content")
+    if content.__class__ is list:
+        for block in content:
+            if block.__class__ is not dict:
+                return False
+            kind = block.get("type")
+            if kind == "text" and len(block) == 2 and block.get("text").__class__ is str:
+                continue  # {"type": "text", "text": "…"}: most blocks
+            if kind.__class__ is not str and kind is not None:
+                return False
+            if not _fits(block, _BLOCK_OK.get(kind, _NO_FIELDS), 4):
+                return False
+    elif content is not None and role == "assistant":  # a string: a user's or a tool's, not a reply
+        return False
+    usage = message.get("usage")
+    if usage is None:
+        return True
+    if not _fits(usage, _USAGE_OK, 3, _USAGE_WALKED):
+        return False
+    cost = usage.get("cost")  # an object (or none): its values must be numbers, so it nests no deeper
+    return not cost or all(value.__class__ in _NUMBER_OK for value in cost.values())
+
+
 def _blocks_problem(content: Any, where: str) -> str | None:
     """Content is a string or a list of blocks (objects); known block types have typed fields."""
     if content is None or content.__class__ is str:
