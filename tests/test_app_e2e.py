@@ -828,7 +828,10 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
         await pilot.press("ctrl+e")
         await wait_until(pilot, lambda: screen.prompt.text == "original question", "the text in the prompt")
         assert store.leaf_id is None and screen.chat.message_widgets == []
-        screen.prompt.text = "edited question"
+        # QA issue 13 F7: the cursor is at the end of the text, where the user goes on typing.
+        assert screen.prompt.cursor_location == screen.prompt.document.end
+        await pilot.press(*", edited")
+        await wait_until(pilot, lambda: screen.prompt.text == "original question, edited", "the typing")
         await pilot.press("enter")
         await wait_idle(
             pilot, app, lambda: "answer to the edit" in assistant_texts(store), "the second reply"
@@ -836,7 +839,39 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
         assert len(store.tree.roots) == 2  # the original conversation is still there, beside the new one
         assert next(
             e["message"]["content"][0]["text"] for e in store.get_branch() if e["type"] == "message"
-        ) == ("edited question")
+        ) == ("original question, edited")
+
+
+async def test_ctrl_q_with_a_draft_asks_before_quitting(tmp_path, monkeypatch, fake_openai) -> None:
+    """QA issue 13 F7: Ctrl+Q quit at once and the draft in the prompt was gone."""
+    from tui.screens.dialogs import QuitDialog
+
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        await MainPage(pilot).type("a long draft")
+        await pilot.press("ctrl+q")
+        dialog = await wait_until(
+            pilot, lambda: isinstance(app.screen, QuitDialog) and app.screen, "the question"
+        )
+        assert "unsent text in the prompt" in str(dialog.query_one(".dialog-title").render())
+        await wait_until(pilot, lambda: dialog.drawn_at is not None, "the dialog drawn")
+        await pilot.press("escape")  # keep editing
+        await wait_until(pilot, lambda: app.screen is screen, "the main screen")
+        assert app.return_code is None and screen.prompt.text == "a long draft"
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitDialog), "the question again")
+        await pilot.press("ctrl+q")  # twice: quit
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to quit")
+
+
+async def test_ctrl_q_with_an_empty_prompt_quits_at_once(tmp_path, monkeypatch, fake_openai) -> None:
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        await ready(pilot, app)
+        await MainPage(pilot).type("   ")  # blank: nothing to lose
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: app.return_code is not None, "the app to quit")
 
 
 async def test_prompt_history_survives_a_restart(tmp_path, monkeypatch, fake_openai) -> None:

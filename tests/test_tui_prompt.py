@@ -209,6 +209,34 @@ async def test_huge_paste_is_collapsed_and_submitted_whole() -> None:
         assert app.prompt.text == ""
 
 
+async def test_backspace_or_delete_at_a_paste_chip_removes_it_whole() -> None:
+    """QA issue 13 F7: Backspace after ``[pasted … #1]`` took it apart character by character, and a half
+    chip was sent as text with the paste lost. Now Backspace (after) or Delete (before) takes the whole
+    chip, Ctrl+Z brings it back whole, and what is sent is the user's text with the pastes still there."""
+    one, two = "a" * 150_000, "b" * 150_000
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.prompt
+        await type_text(pilot, "x ")
+        prompt.post_message(events.Paste(one))
+        await until(pilot, lambda: prompt.text == "x [pasted 150 KB #1]")
+        await type_text(pilot, " y ")
+        prompt.post_message(events.Paste(two))
+        await until(pilot, lambda: prompt.text == "x [pasted 150 KB #1] y [pasted 150 KB #2]")
+        await pilot.press("backspace")
+        await until(pilot, lambda: prompt.text == "x [pasted 150 KB #1] y ")
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: prompt.text == "x [pasted 150 KB #1] y [pasted 150 KB #2]")
+        prompt.move_cursor((0, 2))
+        await pilot.press("delete")
+        await until(pilot, lambda: prompt.text == "x  y [pasted 150 KB #2]")
+        prompt.post_message(events.Paste(one))  # a new chip gets a new number, never #2 again
+        await until(pilot, lambda: "#3]" in prompt.text)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sent) == 1)
+        assert app.sent == [f"x {one} y {two}"]
+
+
 async def test_garbage_paste_loses_control_characters() -> None:
     app = PromptHost()
     async with app.run_test() as pilot:

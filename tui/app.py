@@ -312,6 +312,33 @@ class KompaktApp(App[None]):
         where = f" to {event.path}" if event.path is not None else ""
         self.notify(f"Saved screenshot{where}", title="Screenshot")
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit. A draft in the prompt, or messages queued behind the running reply, is never lost
+        silently: a dialog asks first, and Ctrl+Q again (or Quit) quits while it is shown."""
+        from tui.screens.dialogs import QuitDialog
+
+        main = getattr(self, "main", None)
+        draft = main.prompt.submit_text.strip() if main is not None and main.is_attached else ""
+        queued = len(main.queued_prompts) if main is not None else 0
+        if not (draft or queued) or isinstance(self.screen, QuitDialog):
+            self.exit()
+            return
+        unsent = " and ".join(
+            part
+            for part in (
+                "the unsent text in the prompt" if draft else "",
+                f"{queued} queued message{'s' if queued != 1 else ''}" if queued else "",
+            )
+            if part
+        )
+        question = f"Quit kompakt? {unsent[0].upper()}{unsent[1:]} will be lost."
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.exit()
+
+        self.push_screen(QuitDialog(question, yes="Quit", no="Keep editing", letters=False), answered)
+
     def action_help_quit(self) -> None:
         """Ctrl+C where nothing copies: say how to quit (Textual's wording is markup)."""
         for active in self.active_bindings.values():

@@ -104,6 +104,7 @@ class PromptInput(OrderedTextArea):
         self.commands = tuple(commands)
         self.completions: list[SlashCommand] = []
         self._pastes: dict[str, str] = {}
+        self._paste_count = 0  # numbers the chips: a removed chip's number is never given again
         super().__init__(
             text, soft_wrap=True, tab_behavior="focus", placeholder=placeholder, id=id, classes=classes
         )
@@ -144,6 +145,7 @@ class PromptInput(OrderedTextArea):
                 self._store_history(self.history_path, text)
         self.recall.reset()
         self._pastes.clear()
+        self._paste_count = 0
         self.clear()
         self.post_message(self.Submitted(self, text))
 
@@ -237,10 +239,45 @@ class PromptInput(OrderedTextArea):
         text = clean_paste(event.text)
         size = len(text.encode("utf-8", errors="replace"))
         if size > PASTE_COLLAPSE_BYTES:
-            chip = f"[pasted {human_size(size)} #{len(self._pastes) + 1}]"
+            self._paste_count += 1
+            chip = f"[pasted {human_size(size)} #{self._paste_count}]"
             self._pastes[chip] = text
             text = chip
         self.replace(text, *self.selection)
+
+    # A chip is one thing: Backspace just after it or Delete just before it removes all of it, and its
+    # paste (edited character by character, a half chip was sent as text and the paste was lost).
+
+    def action_delete_left(self) -> None:
+        if not self._delete_chip(before_cursor=True):
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if not self._delete_chip(before_cursor=False):
+            super().action_delete_right()
+
+    def action_delete_word_left(self) -> None:
+        if not self._delete_chip(before_cursor=True):
+            super().action_delete_word_left()
+
+    def action_delete_word_right(self) -> None:
+        if not self._delete_chip(before_cursor=False):
+            super().action_delete_word_right()
+
+    def _delete_chip(self, *, before_cursor: bool) -> bool:
+        """Delete the paste chip that ends at the cursor (``before_cursor``) or starts there; True if one did."""
+        if self.read_only or not self._pastes or not self.selection.is_empty:
+            return False
+        row, column = self.cursor_location
+        line = self.document[row]
+        for chip in self._pastes:
+            start = column - len(chip) if before_cursor else column
+            if start >= 0 and line.startswith(chip, start):
+                # The paste stays known until the prompt is sent or cleared, so Ctrl+Z brings the chip back
+                # whole; a chip no longer in the text sends nothing (submit_text).
+                self.delete((row, start), (row, start + len(chip)))
+                return True
+        return False
 
 
 class CompletionMenu(OptionList, can_focus=False):

@@ -177,6 +177,7 @@ def edit_and_resend(screen: MainScreen, entry_id: str | None, text: str) -> None
         screen.notify("Wait for the reply to finish (or press Esc) before editing.", severity="warning")
         return
     agent.branch_before(entry_id)  # the store's announcement redraws the chat
-    screen.prompt.text = text
+    screen.prompt.load_text(text)
+    screen.prompt.move_cursor(screen.prompt.document.end)  # to go on typing where the message ends
     screen.prompt.focus()
     screen.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")

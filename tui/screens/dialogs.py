@@ -241,3 +241,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class QuitDialog(ConfirmDialog):
+    """Ctrl+Q with unsent text (a draft, queued messages): quit or keep editing; Ctrl+Q again quits."""
