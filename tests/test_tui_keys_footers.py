@@ -7,14 +7,16 @@ the terminal shows (``screen_text``), waiting for the condition (never a fixed p
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from textual.app import App
 from textual.screen import ModalScreen
 from textual.widgets import Button
 
-from tests.app_e2e_helpers import branched_session_app, ready, screen_text, wait_until
-from tests.fake_openai import fake_openai_fixture  # noqa: F401
-from tests.pages import screen_shown
+from tests.app_e2e_helpers import branched_session_app, loopback_app, ready, screen_text, wait_until
+from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
+from tests.pages import MainPage, screen_shown
 
 
 def footer_text(app) -> str:
@@ -153,3 +155,64 @@ async def test_left_and_right_move_between_a_dialogs_buttons_in_their_drawn_orde
         await pilot.press("left")
         await wait_until(pilot, lambda: dialog.focused is dialog.query_one(f"#{left}"), "← to the left one")
         assert app.screen is dialog  # no arrow answered it
+
+
+@pytest.mark.parametrize(
+    "query, title",
+    [("/uncompact", "Undo compaction"), ("session-settings", "Session settings"), ("/name", "Name session")],
+)
+async def test_the_palette_finds_a_command_by_its_slash_name(
+    tmp_path, monkeypatch, fake_openai, query, title
+) -> None:
+    """Searching "/uncompact" did not find "Undo compaction": the search read the title and group only.
+    (The palette's provider is asked directly: its list on screen may still show an earlier query's hits.)"""
+    from tui.screens.palette import KompaktCommands
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 35), notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        found = [str(hit.text) async for hit in KompaktCommands(screen).search(query)]
+        assert title in found, found
+        assert "Quit" not in found  # the slash names do not make everything match
+
+
+def _file_order(store) -> list[str]:
+    """Each entry of the session file, in file order: its type, or the role of a message."""
+    lines = [json.loads(line) for line in store.path.read_text().splitlines()[1:]]
+    return [e["message"]["role"] if e["type"] == "message" else e["type"] for e in lines]
+
+
+async def test_name_typed_during_a_reply_is_written_after_it(tmp_path, monkeypatch, fake_openai) -> None:
+    """/name during a streaming reply wrote its session_info between the user message and the reply."""
+    words = "".join(f"word{i} " for i in range(120))
+    fake_openai.queue(Reply.text_reply(words, chunk_size=4, tokens_per_second=20))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        page = MainPage(pilot)
+        screen = await page.ready()
+        await page.send("tell me a story")
+        await wait_until(pilot, lambda: "word1 " in screen_text(app), "the reply streaming")
+        await page.send("/name Story time")
+        store = screen.agent.store
+        await page.wait_idle(lambda: words.strip() in "".join(page.assistant_texts()), "the whole reply")
+        await wait_until(pilot, lambda: store.name == "Story time", "the name")
+        assert _file_order(store) == ["user", "assistant", "session_info"]
+
+
+async def test_name_typed_during_a_reply_waits_for_its_end_also_after_esc(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    fake_openai.queue(Reply.hang(text="partial words so far"))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        page = MainPage(pilot)
+        screen = await page.ready()
+        await page.send("tell me a long story")
+        await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+        await page.send("/name Long story")
+        await wait_until(pilot, lambda: screen.queued_name == "Long story", "the name held back")
+        store = screen.agent.store
+        assert "session_info" not in _file_order(store) and store.name != "Long story"
+        await pilot.press("escape")
+        await page.wait_idle(lambda: store.name == "Long story", "the name, once the reply stopped")
+        assert _file_order(store) == ["user", "assistant", "session_info"]

@@ -207,9 +207,13 @@ def pick_model(screen: MainScreen, name: str) -> None:
 
 
 def rename(screen: MainScreen, argument: str) -> None:
-    """/name: pi trims the name; /name alone shows the current one."""
+    """/name: pi trims the name; /name alone shows the current one. During a run the name waits for its
+    end (:func:`send_queued`): its entry written mid-turn landed between the user message and the reply."""
     agent = screen.agent
-    if agent is not None and argument.strip():
+    if agent is not None and argument.strip() and agent.is_busy:
+        screen.queued_name = argument
+        screen.notify(f"The session is named when the reply ends: {argument.strip()}")
+    elif agent is not None and argument.strip():
         agent.rename(argument)
         screen.notify(f"Session name set: {agent.store.name}")
     elif agent is not None and agent.store.name:
@@ -320,6 +324,19 @@ def cancel(screen: MainScreen, _argument: str = "") -> None:
         restore_queued(screen)
         screen.agent.abort()
         screen.status.message = "cancelling…"
+
+
+def send_queued(screen: MainScreen) -> None:
+    """The run ended (also after a failure or Esc): a /name typed meanwhile is written, after the reply;
+    then what was typed goes out, before anything typed later."""
+    name, screen.queued_name = screen.queued_name, None
+    if name is not None and screen.agent is not None:
+        screen.agent.rename(name)
+        screen.notify(f"Session name set: {screen.agent.store.name}")
+    if screen.queued_prompts:
+        queued, screen.queued_prompts = "\n\n".join(screen.queued_prompts), []
+        screen.status.message = ""
+        screen.run_agent(prompt_job(queued))
 
 
 def restore_queued(screen: MainScreen) -> None:

@@ -125,6 +125,7 @@ class MainScreen(LaidOutOnceScreen[None]):
         self.agent: AgentSession | None = None
         self.events: AgentEventView | None = None
         self.queued_prompts: list[str] = []
+        self.queued_name: str | None = None  # /name typed during a run: written once the run ends
         self.tree_loaded = False
         self.timeline_enabled = True  # ui.showTimeline
         self.tree_loading = False  # a build is queued behind the next frame
@@ -323,15 +324,8 @@ class MainScreen(LaidOutOnceScreen[None]):
         try:
             await job(self.agent)
         finally:
-            self.send_queued()
+            commands.send_queued(self)
             self.session_changed()
-
-    def send_queued(self) -> None:
-        """What was typed during the run goes out now (also after a failed run), before anything typed later."""
-        if self.queued_prompts:
-            queued, self.queued_prompts = "\n\n".join(self.queued_prompts), []
-            self.status.message = ""
-            self.run_agent(commands.prompt_job(queued))
 
     def run_job(self, group: str, job: Awaitable[object]) -> None:
         """A flow of the screen in its worker group: a second one of the group replaces the first."""

@@ -5,7 +5,8 @@ allows now (its key, or its slash command, beside the help), then the focused pa
 bindings with an id: the tree's "Go here", the timeline's what-if keys), then a few of Textual's (theme,
 screenshot). The prompt editor's cursor commands have no id and are left out, and so are the movement
 keys of the panes. A slash command that needs an argument (``/name <text>``, ``/moa on|off``) is typed
-into the prompt for the user to finish.
+into the prompt for the user to finish. The search matches a command's title, its group and its slash
+command (``/uncompact`` finds "Undo compaction").
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class PaletteCommand(NamedTuple):
     title: str
     help: str
     callback: Callable[[], Any]
+    slash: str = ""  # the slash command's name: the search finds "uncomp" or "/uncompact" by it too
 
 
 def _key(app: App[Any], action: Action) -> str:
@@ -68,7 +70,7 @@ def _table_commands(main: MainScreen) -> Iterator[PaletteCommand]:
         else:
             hint = " · ".join(filter(None, (_key(app, action), action.slash and action.usage)))
             callback = _runner(main, action)
-        yield PaletteCommand(action.group, action.title, f"{hint}: {action.help}", callback)
+        yield PaletteCommand(action.group, action.title, f"{hint}: {action.help}", callback, action.slash)
 
 
 def _runner(main: MainScreen, action: Action) -> Callable[[], Any]:
@@ -137,7 +139,7 @@ class KompaktCommands(Provider):
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in palette_commands(self.app, self.screen):
-            words = f"{command.title} {command.group}"
+            words = f"{command.title} {command.group}" + (f" /{command.slash}" if command.slash else "")
             if (score := matcher.match(words)) > 0:
                 title = matcher.highlight(command.title)
                 yield Hit(

@@ -48,6 +48,7 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
     agent = AgentSession(store, settings, workspace=workspace, ask=partial(ask_approval, screen), hooks=hooks)
     screen.agent = agent
     screen.queued_prompts.clear()
+    screen.queued_name = None
     screen.events = AgentEventView(screen, store, screen.chat, screen.timeline, screen.status)
     agent.subscribe(lambda event: screen.post_message(AgentEventMessage(event)))
     show_timeline(screen, settings.ui.show_timeline)

@@ -156,4 +156,6 @@ async def navigate(screen: MainScreen, entry_id: str) -> None:
         screen.prompt.text = result.editor_text
     screen.notify("Navigated to selected point")
     screen.prompt.focus()  # the next text typed is a message, not a search in the tree (pi 0.73.1)
-    screen.send_queued()  # what was typed during the branch summary goes out now (pi 0.73.1)
+    from tui.screens.commands import send_queued
+
+    send_queued(screen)  # what was typed during the branch summary goes out now (pi 0.73.1)
