@@ -8,7 +8,9 @@ shows or a reply written into a removed widget. Each name has no public equivale
 - ``App._keymap``: widgets/session_tree_pane.py builds its key hints from the keymap in effect (Textual
   has ``set_keymap`` but no getter);
 - ``DOMNode._pruning``: widgets/assistant_stream.py and tui/screens/agent_view.py stop writing into a
-  reply widget Textual is removing (it is still attached until the removal ends).
+  reply widget Textual is removing (it is still attached until the removal ends);
+- ``textual._xterm_parser.XTermParser`` and the Linux drivers' module-level name for it: tui/paste_parser.py
+  subclasses the parser (its ``parse`` generator) and makes the drivers' input threads create the subclass.
 """
 
 from __future__ import annotations
@@ -58,3 +60,12 @@ def test_set_keymap_keeps_the_keymap_where_the_tree_pane_reads_it() -> None:
     app = App()
     app.set_keymap({"tree.label": "ctrl+k"})
     assert app._keymap == {"tree.label": "ctrl+k"}
+
+
+def test_the_linux_drivers_create_their_parser_by_the_module_name_paste_parser_replaces() -> None:
+    from textual._xterm_parser import XTermParser
+    from textual.drivers import linux_driver, linux_inline_driver
+
+    for driver in (linux_driver.LinuxDriver, linux_inline_driver.LinuxInlineDriver):
+        assert "XTermParser(" in inspect.getsource(driver.run_input_thread)
+    assert list(inspect.signature(XTermParser.parse).parameters) == ["self", "token_callback"]

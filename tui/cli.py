@@ -919,6 +919,9 @@ def run_tui(
 
         app.use_session(launch, opened)
         erase_note()
+    from tui.paste_parser import install
+
+    install()  # a paste that holds escape bytes arrives as one paste, not as keys and Enters
     app.run()
     # Textual prints a crash's traceback and sets return_code 1; an exit after a crash is never 0.
     return app.return_code or 0
