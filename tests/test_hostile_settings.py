@@ -81,12 +81,19 @@ def test_two_keymap_overrides_on_one_key_are_refused_naming_both_ids_and_the_key
     ("keymap", "clash"),
     [
         ({"app.quit": "ctrl+k", "tree.label": "ctrl+k"}, True),  # the app's keys work on every screen
-        ({"main.compact": "k", "tree.up": "k"}, True),  # the main screen's keys work in its panes
+        ({"main.compact": "k", "main.model": "k"}, True),
+        ({"main.cancel": "ctrl+x", "timeline.cancel": "ctrl+x"}, False),  # the focused pane's key first
         ({"dialog.confirm.yes": "y", "dialog.confirm.no": "y"}, True),
         ({"tree.up": "k", "model_picker.up": "k", "session_picker.up": "k"}, False),  # never shown together
         ({"tree.up": "k", "timeline.keep_up": "k"}, False),  # two panes: the focused one has the key
         ({"dialog.confirm.yes": "y", "dialog.approval.allow": "y"}, False),  # two dialogs
+        ({"dialog.buttons.left": "h", "settings.discard.no": "h"}, True),  # the row is in that dialog
+        ({"dialog.buttons.left": "h", "tree.up": "h"}, False),
         ({"main.compact": "ctrl+k", "main.model": "ctrl+l"}, False),
+        ({"main.compact": "f5"}, True),  # F5 is main.settings' default key
+        ({"main.compact": "f5", "main.settings": "f10"}, False),  # ... unless that one moves too
+        ({"tree.label": "ctrl+q"}, True),  # app.quit's
+        ({"tree.label": "f5"}, False),  # a pane's key over the main screen's (Textual's layering)
     ],
 )
 def test_a_key_clash_counts_only_between_bindings_in_force_together(
@@ -95,6 +102,14 @@ def test_a_key_clash_counts_only_between_bindings_in_force_together(
     from tui.config.choices import keymap_clashes
 
     assert bool(keymap_clashes(keymap)) is clash
+
+
+def test_an_override_on_a_default_key_names_the_binding_that_has_it() -> None:
+    from tui.config.choices import keymap_clashes
+
+    assert keymap_clashes({"main.compact": "F5"}) == [
+        "main.compact and main.settings both take the key 'f5' (main.settings by default)"
+    ]
 
 
 def test_the_binding_ids_and_themes_match_the_app() -> None:

@@ -15,7 +15,7 @@ FILES: dict[str, bytes] = {
     "reject_keymap_bad_modifier.toml": b'[keymap]\n"main.compact" = "control+k"\n',
     "reject_keymap_empty_key.toml": b'[keymap]\n"app.quit" = ""\n',
     "reject_keymap_garbage_key.toml": b'[keymap]\n"app.quit" = "not a key"\n',
-    "reject_keymap_two_ids_one_key.toml": b'[keymap]\n"main.compact" = "ctrl+k"\n"main.model" = "f9,Ctrl+k"\n',
+    "reject_keymap_two_ids_one_key.toml": b'[keymap]\n"main.compact" = "ctrl+k"\n"main.model" = "ctrl+l,Ctrl+k"\n',
     "reject_approval_unknown_tool.toml": b'[tools.approval]\nrm_rf = "auto"\n',
     "reject_theme_unknown.toml": b'[ui]\ntheme = "hotdog-stand"\n',
     "reject_bool_yes.toml": b'[compaction]\nenabled = "yes"\n',
@@ -32,7 +32,7 @@ FILES: dict[str, bytes] = {
     "reject_unknown_key.toml": b"[compaction]\nkeepRecentTokenz = 100\n",
     "reject_negative_budget.toml": b"[compaction]\nreserveTokens = -1\n",
     "accept_bom.toml": b'\xef\xbb\xbf# saved by an editor that writes a BOM\n[ui]\ntheme = "nord"\n',
-    "accept_valid_keymap.toml": b'[keymap]\n"main.compact" = "ctrl+k,f9"\n"tree.label" = "shift+question_mark"\n',
+    "accept_valid_keymap.toml": b'[keymap]\n"main.compact" = "ctrl+k,f10"\n"tree.label" = "shift+question_mark"\n',
     "accept_bool_true_false.toml": b"[compaction]\nenabled = false\nautoContinue = true\n",
     "accept_empty.toml": b"",
 }

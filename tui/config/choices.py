@@ -111,20 +111,24 @@ def check_keymap(keymap: dict[str, str]) -> dict[str, str]:
     return keymap
 
 
-# The main screen's panes: their bindings work together with the main screen's (and the app's).
-_MAIN_PANES = frozenset({"chat", "prompt", "timeline", "tree"})
-
-
 def _binding_scope(binding_id: str) -> str:
     """Where a binding works: its screen or widget (each dialog is a screen of its own)."""
     parts = binding_id.split(".")
     return ".".join(parts[:2]) if parts[0] == "dialog" or parts[:2] == ["settings", "discard"] else parts[0]
 
 
+# The button row's arrows (widgets/button_row.py) work in the dialogs that have one.
+_BUTTON_ROW = "dialog.buttons"
+
+
 def _live_together(first: str, second: str) -> bool:
-    """Whether two bindings can both be in force at once (so one key cannot serve both)."""
+    """Whether two bindings are in force at once on the same level, so that one key cannot serve both:
+    the same screen or pane, or the app's (on every screen). A pane's key over a main-screen one is
+    Textual's layering, which the defaults use too (Esc cancels in the timeline and on the screen)."""
     scopes = {_binding_scope(first), _binding_scope(second)}
-    return len(scopes) == 1 or "app" in scopes or ("main" in scopes and scopes <= _MAIN_PANES | {"main"})
+    if _BUTTON_ROW in scopes:
+        return all(scope.startswith("dialog.") or scope in ("settings.discard", "app") for scope in scopes)
+    return len(scopes) == 1 or "app" in scopes
 
 
 def _key_identity(key: str) -> str:
@@ -133,17 +137,24 @@ def _key_identity(key: str) -> str:
 
 
 def keymap_clashes(keymap: dict[str, str]) -> list[str]:
-    """One line per key that two ``[keymap]`` overrides in force at the same time both take."""
+    """One line per key that a ``[keymap]`` override takes from a binding in force at the same time: another
+    override's, or the default key of an app or main-screen binding (tui/actions.py) it does not move."""
+    from tui.actions import ACTIONS
+
+    defaults = {action.binding_id: action.key for action in ACTIONS if action.binding_id and action.key}
     taken: dict[str, list[str]] = {}
-    for binding_id, keys in keymap.items():
+    for binding_id, keys in {**defaults, **keymap}.items():
         for key in dict.fromkeys(_key_identity(key) for key in keys.split(",")):
             taken.setdefault(key, []).append(binding_id)
     clashes = []
     for key, ids in taken.items():
         for index, first in enumerate(ids):
             for second in ids[index + 1 :]:
-                if _live_together(first, second):
-                    clashes.append(f"{first} and {second} both take the key {key!r}")
+                unmoved = [b for b in (first, second) if b not in keymap]  # at most one: a default key
+                if len(unmoved) < 2 and _live_together(first, second):
+                    note = f" ({unmoved[0]} by default)" if unmoved else ""
+                    moved, other = (second, first) if unmoved == [first] else (first, second)
+                    clashes.append(f"{moved} and {other} both take the key {key!r}{note}")
     return clashes
 
 
