@@ -186,7 +186,7 @@ the right (default, user file, project file, or an environment variable, which w
     }
     SettingsForm SettingRow:focus-within { background: $boost; }
     SettingsForm SettingRow:focus-within .setting-row--label { color: $text-accent; }
-    SettingsForm .setting-row--label { height: 2; text-wrap: nowrap; text-overflow: ellipsis; }
+    SettingsForm .setting-row--label { height: 2; padding: 0 1 0 0; text-wrap: nowrap; text-overflow: ellipsis; }
     SettingsForm .setting-row--source {
         height: 1; padding: 0 0 0 1; color: $foreground-muted; text-wrap: nowrap; text-overflow: ellipsis;
     }

@@ -103,27 +103,35 @@ class SettingsScreen(ModalScreen[Settings | None]):
     SettingsScreen #settings-status.-invalid { color: $text-error; }
     /* QA item 14: on a short terminal the form and the footer's Save / Close keys come first. */
     SettingsScreen.-short #settings-preview, SettingsScreen.-cramped #settings-preview,
-    SettingsScreen.-short #settings-preview-pending, SettingsScreen.-cramped #settings-preview-pending {
+    SettingsScreen.-tiny #settings-preview, SettingsScreen.-short #settings-preview-pending,
+    SettingsScreen.-cramped #settings-preview-pending, SettingsScreen.-tiny #settings-preview-pending {
         display: none;
     }
-    SettingsScreen.-cramped #settings-title { display: none; }
+    SettingsScreen.-cramped #settings-title, SettingsScreen.-tiny #settings-title { display: none; }
     SettingsScreen.-cramped #settings-form-help { height: 2; }
+    /* Under 13 rows only the rows, the file they go to and the status stay (at 40x10: three settings). */
+    SettingsScreen.-tiny > #settings-dialog { border: none; }
+    SettingsScreen.-tiny #settings-form-help { display: none; }
+    SettingsScreen.-tiny .settings-form--section { margin: 0; }
     /* Every problem is listed; past eight lines the box scrolls (the mouse wheel; it takes no focus). */
     SettingsScreen #settings-file-problems-box { height: auto; max-height: 8; }
     SettingsScreen #settings-file-problems { display: none; height: auto; padding: 0 1; color: $text-error; }
     """
 
-    # Below 21 rows the what-if preview goes, below 16 the title and most of the help box (DEFAULT_CSS).
+    # Below 21 rows the what-if preview goes, below 16 the title and most of the help box, below 13 the help
+    # box and the border (DEFAULT_CSS).
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
-        (0, "-cramped"),
+        (0, "-tiny"),
+        (13, "-cramped"),
         (16, "-short"),
         (21, "-tall"),
     ]
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Save and Close first: a narrow footer drops the keys at its end (at 40 columns, Ctrl+T's).
         Binding("ctrl+s", "save", "Save", id="settings.save"),
-        Binding("ctrl+t", "toggle_target", "User/project file", id="settings.target"),
         Binding("escape", "close", "Close", id="settings.close"),
+        Binding("ctrl+t", "toggle_target", "User/project file", id="settings.target"),
         # A modal screen hides the app's keys from its footer and its key chain: F1 is its own here.
         Binding("f1", "app.help", "Help", id="settings.help"),
     ]
