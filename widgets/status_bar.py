@@ -10,12 +10,19 @@ way round) and the figure moves, the bar says so: it never rises or falls silent
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import on
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.worker import Worker
 
 from tui.compaction.token_text import format_tokens
 from tui.session.sanitize import sanitize
+from widgets.latest_only import LatestOnly
+from widgets.worker_failures import pass_failure_on
 
 NAME_CHARS = 32  # the most of a long name shown
 MIN_NAME_CELLS = 8  # less room than this for the name: the figures matter more
@@ -23,6 +30,19 @@ MIN_NAME_CELLS = 8  # less room than this for the name: the figures matter more
 
 def short_tokens(tokens: int) -> str:
     return format_tokens(tokens, trim=False)
+
+
+@dataclass(frozen=True)
+class SessionFigures:
+    """What the bar shows that walks the session: the context size (None: the window is unknown), the
+    window, whether the size is an estimate, the latest compaction, whose window it is (MoA), the cost."""
+
+    tokens: int | None
+    window: int
+    estimated: bool
+    compaction_id: str | None
+    window_model: str
+    cost: float
 
 
 class StatusBar(Widget):
@@ -63,6 +83,26 @@ When the figure moves because its source changed, the bar says "measured now, wa
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._compaction_id: str | None = None  # the latest compaction of the context shown
+        self._figures: LatestOnly[SessionFigures] = LatestOnly(self, "status-figures", self._show_figures)
+
+    def show_figures(self, count: Callable[[], SessionFigures], *, at_once: bool) -> None:
+        """Show the figures ``count`` returns: at once, or (a long session: it walks every entry) from a
+        worker thread, the figures shown staying until then; of the counts asked for meanwhile only the
+        latest is shown."""
+        if at_once:
+            self._figures.cancel()
+            self._show_figures(count())
+        else:
+            self._figures.request(count)
+
+    def _show_figures(self, figures: SessionFigures) -> None:
+        self.show_context(figures.tokens, figures.window, figures.estimated, figures.compaction_id)
+        self.window_model = figures.window_model
+        self.cost = figures.cost
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        pass_failure_on(self, event)  # a failed count is reported by the screen
 
     def show_context(
         self, tokens: int | None, window: int, estimated: bool, compaction_id: str | None = None

@@ -49,7 +49,9 @@ from tui.compaction.timeline_names import (
 from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
 from widgets.footer import FooterKeys
+from widgets.latest_only import LatestOnly
 from widgets.read_only import session_read_only
+from widgets.timeline_build import BuiltTimeline, PathSource, build, read_path, samples_of
 from widgets.timeline_chart import (
     CLIPPED_MARK,
     FILL_COMPACTION,
@@ -91,6 +93,12 @@ RESERVE_STEP = 1_000
 RESERVE_BIG_STEP = 5_000
 # Above this many entries after the latest compaction the what-if is planned in a thread.
 WORKER_ENTRIES = 3_000
+# A path of up to this many entries is built in the frame that asks (tens of ms on a loaded machine, so a
+# small session never flickers); a longer one on a worker thread (group "timeline-build").
+BUILD_WORKER_ENTRIES = 2_000
+# A rebuild still running after this long says so beside the last timeline (a quicker one would flicker).
+BUILDING_NOTE_DELAY = 0.3
+BUILDING_TEXT = "Building the timeline…"
 PAST_ROWS = 8
 # The panel leaves the chat and the prompt this many rows of the screen; past that it drops detail.
 SCREEN_ROWS_KEPT = 10
@@ -460,6 +468,11 @@ size of each region in the legend, and everything the what-if predicts.
         self._samples: list[Sample] | None = None
         self._budget = 0  # rows the whole widget may take, from the screen's height
         self._typing_away = False  # a key went to the prompt: the rest of the burst goes there too
+        # A long path is built on a worker thread; the last request, for the panel's figures later.
+        self._builder: LatestOnly[BuiltTimeline] = LatestOnly(self, "timeline-build", self._show_built)
+        self._building_since = 0.0
+        self._long_path = False  # the path shown is built (and its figures computed) off the event loop
+        self._last_request: tuple[PathSource, dict[str, Any]] | None = None
 
     # --- public API -------------------------------------------------------------------------
 
@@ -479,7 +492,7 @@ size of each region in the legend, and everything the what-if predicts.
 
     def update_timeline(
         self,
-        path_entries: Sequence[Entry],
+        path_entries: PathSource,
         context_window: int,
         reserve_tokens: int,
         keep_recent_tokens: int,
@@ -487,36 +500,75 @@ size of each region in the legend, and everything the what-if predicts.
         *,
         strategy: str | None = None,
         head_tail: HeadTailConfig | None = None,
+        size: int | None = None,
     ) -> None:
         """Redraw for a new path or new settings; a streamed tail is dropped (it is an entry now).
 
-        ``strategy`` and ``head_tail`` are ``compaction.strategy`` and the head-tail knobs; None keeps the
-        last ones given (at first the settings' defaults).
+        ``path_entries`` is the path, or a function that reads it (on the worker thread); ``size`` bounds
+        its length (default: a list's length; a function's path without one counts as long). A path of
+        up to :data:`BUILD_WORKER_ENTRIES` entries is drawn at once; a longer one is built on a worker
+        thread while the last timeline stays drawn (:data:`BUILDING_TEXT` in place of the bar before the
+        first one, beside it once a rebuild takes :data:`BUILDING_NOTE_DELAY`); of the requests made
+        meanwhile only the latest is built and drawn. ``strategy`` and ``head_tail`` are
+        ``compaction.strategy`` and the head-tail knobs; None keeps the last ones given (at first the
+        settings' defaults).
         """
         if strategy is not None:
             self._strategy = strategy
         if head_tail is not None:
             self._head_tail = head_tail
-        self._path = path_entries
-        self._entries = None
-        self._samples = None
-        self._breakdown = None
-        self._streaming_tokens = 0
-        self._what_if_generation += 1
-        from tui.compaction.timeline import build_timeline  # loaded with the first session, not at start
-
-        self._timeline = build_timeline(
-            path_entries,
-            context_window=context_window,
-            reserve_tokens=reserve_tokens,
-            keep_recent_tokens=keep_recent_tokens,
-            calibrate=calibrate,
-            what_if=self._what_if,
-            what_if_strategy=self._what_if_strategy,
+        if size is None:
+            size = BUILD_WORKER_ENTRIES + 1 if callable(path_entries) else len(path_entries)
+        options: dict[str, Any] = {
+            "context_window": context_window,
+            "reserve_tokens": reserve_tokens,
+            "keep_recent_tokens": keep_recent_tokens,
+            "calibrate": calibrate,
+            "what_if": self._what_if,
+            "what_if_strategy": self._what_if_strategy,
             **({"strategy": self._strategy} if self._strategy is not None else {}),
-            head_tail=self._head_tail,
-        )
+            "head_tail": self._head_tail,
+        }
+        self._last_request = (path_entries, options)
+        if size <= BUILD_WORKER_ENTRIES:
+            self._builder.cancel()  # a long path's build still running is not shown
+            self._long_path = False
+            self._show_built(build(read_path(path_entries), options, None, figures=False))
+            return
+        if not self._builder.busy:
+            self._building_since = time.monotonic()
+            self.set_timer(BUILDING_NOTE_DELAY, self._redraw)  # the note, if it still builds then
+        figures, source, width = self.expanded, self.breakdown_source, self.content_size.width
+        self._builder.request(lambda: build(path_entries, options, source, figures=figures, width=width))
+        if self._timeline is None:
+            self._redraw()  # the building line in place of the loading one
+
+    @property
+    def building(self) -> bool:
+        """A long path's timeline is being built on a worker thread (the one drawn is older, or none)."""
+        return self._builder.busy
+
+    def _show_built(self, built: BuiltTimeline) -> None:
+        """Draw a build (at once, or from the worker); a what-if changed meanwhile is planned again."""
+        self._long_path = len(built.path) > BUILD_WORKER_ENTRIES
+        self._path, self._timeline, self._layout = built.path, built.timeline, built.layout
+        self._entries = None
+        self._samples, self._breakdown = built.samples, built.breakdown
+        self._streaming_tokens = 0
+        self._what_if_generation += 1  # a plan for the timeline drawn before is stale
+        if built.what_if != (self._what_if, self._what_if_strategy):
+            self._replan()  # a key nudged the what-if while it was built
         self._redraw()
+        self._fetch_figures()
+
+    def _fetch_figures(self) -> None:
+        """The open panel of a long path needs its chart and breakdown: a build brings them."""
+        wanted = self.expanded and self._long_path and self._samples is None
+        if wanted and not self._builder.busy and self._last_request is not None:
+            path, options = self._last_request
+            source, width = self.breakdown_source, self.content_size.width
+            options = {**options, "what_if": self._what_if, "what_if_strategy": self._what_if_strategy}
+            self._builder.request(lambda: build(path, options, source, figures=True, width=width))
 
     @property
     def FOOTER_KEYS(self) -> FooterKeys:  # upper case: the name widgets/footer.py reads
@@ -876,6 +928,7 @@ size of each region in the legend, and everything the what-if predicts.
     def watch_expanded(self) -> None:
         self.refresh_bindings()  # Enter inspects a selected past compaction only in the panel
         self._redraw()
+        self._fetch_figures()
 
     def _redraw(self) -> None:
         self._lines = None
@@ -907,10 +960,11 @@ size of each region in the legend, and everything the what-if predicts.
         timeline = self._timeline
         if timeline is None:
             # Filled once the session is open; on a big one that is a while after the first frame.
-            empty = _text_strip([("Loading the session…", self._style("muted"))], width, base)
+            text = BUILDING_TEXT if self.building else "Loading the session…"
+            empty = _text_strip([(text, self._style("muted"))], width, base)
             self._row_targets, self._layout = [], None
             return [Strip.blank(width, base), empty, Strip.blank(width, base)]
-        layout = BarLayout(timeline, width, self._streaming_tokens)
+        layout = BarLayout(timeline, width, self._streaming_tokens, reuse=self._layout)
         self._layout = layout
         selected = self._segment_index(self._selected)
         rows: list[tuple[Strip, tuple[str, Any] | None]] = [
@@ -1034,6 +1088,8 @@ size of each region in the legend, and everything the what-if predicts.
             frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
             text = f"{frame} compacting ({sanitize(reason)}) {elapsed:.1f}s · esc to cancel · "
             busy.append((text, self._style("busy")))
+        if self.building and time.monotonic() - self._building_since >= BUILDING_NOTE_DELAY:
+            busy.append((f"{BUILDING_TEXT} · ", self._style("busy")))
         estimated = "≈" if timeline.context_estimated else ""  # no usage since the compaction
         usage = (
             f"{estimated}{format_tokens(timeline.context_tokens)} / {format_tokens(timeline.context_window)} "
@@ -1231,16 +1287,16 @@ size of each region in the legend, and everything the what-if predicts.
     def context_samples(self) -> list[Sample]:
         """Each reply's context size and each compaction on the path (the chart's points), once per path."""
         if self._samples is None:
-            from tui.export.chart import context_series
-
-            # The timeline knows each compaction's size after it: no context rebuilt per compaction.
-            known = {c.entry_id: c.tokens_after for c in self._timeline.compactions} if self._timeline else {}
-            self._samples = context_series(self._path, known)
+            if self._long_path or self._timeline is None:
+                return []  # a long path's come from the worker (_fetch_figures)
+            self._samples = samples_of(self._timeline, self._path)
         return self._samples
 
     def context_breakdown(self) -> ContextBreakdown | None:
         """The context by category from :attr:`breakdown_source`, once per path (None without a source)."""
         if self._breakdown is None:
+            if self._long_path:
+                return None  # a long path's comes from the worker (_fetch_figures)
             self._breakdown = (self.breakdown_source() if self.breakdown_source is not None else None,)
         return self._breakdown[0]
 

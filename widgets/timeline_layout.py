@@ -49,10 +49,23 @@ def _group(fill: str) -> str:
     return fill.removesuffix("-tool")
 
 
-class BarLayout:
-    """Columns for context coordinates, and the cells of a bar ``width`` cells wide."""
+Coverage = tuple[
+    list[dict[str, float]], list[list[str]]
+]  # per cell: fill → eighths covered, regions in order
 
-    def __init__(self, timeline: Timeline, width: int, streaming_tokens: int = 0) -> None:
+
+class BarLayout:
+    """Columns for context coordinates, and the cells of a bar ``width`` cells wide.
+
+    The entries' part of the bar walks every segment (a 100k-entry path has tens of thousands): given
+    the layout drawn before (``reuse``) of the same timeline, width and scale, a new one takes that
+    part from it and lays out only the streamed tail, the free space and the reserve, so a redraw while
+    a reply streams costs the bar's width, not the path's length.
+    """
+
+    def __init__(
+        self, timeline: Timeline, width: int, streaming_tokens: int = 0, reuse: BarLayout | None = None
+    ) -> None:
         self.width = max(1, width)
         self.timeline = timeline
         self.streaming_tokens = max(0, streaming_tokens)
@@ -65,6 +78,11 @@ class BarLayout:
             self.zone = min(max(1, proportional), max(1, self.width // 5))
         # Tokens per cell in the context part.
         self.scale = self.extent / max(1, self.width - self.zone)
+        geometry = (timeline, self.width, self.zone, self.scale)
+        if reuse is not None and (reuse.timeline, reuse.width, reuse.zone, reuse.scale) == geometry:
+            self._entries_coverage = reuse._entries_coverage
+        else:
+            self._entries_coverage = self._coverage(self._entry_spans())
         self.cells = self._cells(tail)
 
     def position(self, x: float) -> float:
@@ -115,36 +133,45 @@ class BarLayout:
                 best, best_overlap = index, overlap
         return best
 
-    def _spans(self, tail: int) -> list[tuple[float, float, str]]:
+    def _add_span(self, spans: list[tuple[float, float, str]], start: float, end: float, fill: str) -> None:
+        a, b = self.position(start), self.position(end)
+        if b <= a:
+            return
+        if spans and spans[-1][2] == fill and abs(spans[-1][1] - a) < 1e-9:
+            spans[-1] = (spans[-1][0], b, fill)
+        else:
+            spans.append((a, b, fill))
+
+    def _entry_spans(self) -> list[tuple[float, float, str]]:
+        """The summarised history, the overhead and the entries since, in cells."""
         timeline = self.timeline
         spans: list[tuple[float, float, str]] = []
-
-        def add(start: float, end: float, fill: str) -> None:
-            a, b = self.position(start), self.position(end)
-            if b <= a:
-                return
-            if spans and spans[-1][2] == fill and abs(spans[-1][1] - a) < 1e-9:
-                spans[-1] = (spans[-1][0], b, fill)
-            else:
-                spans.append((a, b, fill))
-
         summarised = [s for s in timeline.segments if s.start < 0]
         for segment in summarised:
-            add(segment.start, segment.end, fill_of(segment.region, segment.kind))
-        add(0, timeline.overhead_tokens, FILL_OVERHEAD)
+            self._add_span(spans, segment.start, segment.end, fill_of(segment.region, segment.kind))
+        self._add_span(spans, 0, timeline.overhead_tokens, FILL_OVERHEAD)
         for segment in timeline.segments[len(summarised) :]:
-            add(segment.start, segment.end, fill_of(segment.region, segment.kind))
-        add(timeline.context_end, tail, FILL_STREAMING)
-        # The reserve starts at the what-if threshold (the saved one when nothing is being tried).
-        limit = timeline.what_if.threshold
-        add(tail, max(tail, limit), FILL_FREE)
-        add(max(tail, limit), self.extent, FILL_RESERVE)
+            self._add_span(spans, segment.start, segment.end, fill_of(segment.region, segment.kind))
         return spans
 
-    def _cells(self, tail: int) -> tuple[Cell, ...]:
-        coverage: list[dict[str, float]] = [{} for _ in range(self.width)]
-        firsts: list[list[str]] = [[] for _ in range(self.width)]  # regions in order of appearance
-        for a, b, fill in self._spans(tail):
+    def _tail_spans(self, tail: int) -> list[tuple[float, float, str]]:
+        """The streamed reply, the free space and the reserve, in cells."""
+        spans: list[tuple[float, float, str]] = []
+        self._add_span(spans, self.timeline.context_end, tail, FILL_STREAMING)
+        # The reserve starts at the what-if threshold (the saved one when nothing is being tried).
+        limit = self.timeline.what_if.threshold
+        self._add_span(spans, tail, max(tail, limit), FILL_FREE)
+        self._add_span(spans, max(tail, limit), self.extent, FILL_RESERVE)
+        return spans
+
+    def _coverage(self, spans: list[tuple[float, float, str]], base: Coverage | None = None) -> Coverage:
+        """How much of each cell each fill covers (added to a copy of ``base``), and the regions in order."""
+        if base is None:
+            coverage: list[dict[str, float]] = [{} for _ in range(self.width)]
+            firsts: list[list[str]] = [[] for _ in range(self.width)]
+        else:
+            coverage, firsts = [dict(cell) for cell in base[0]], [list(order) for order in base[1]]
+        for a, b, fill in spans:
             for c in range(max(0, math.floor(a)), min(self.width, math.ceil(b))):
                 overlap = min(b, c + 1) - max(a, c)
                 if overlap <= 0:
@@ -153,6 +180,10 @@ class BarLayout:
                 cell[fill] = cell.get(fill, 0.0) + overlap
                 if _group(fill) not in firsts[c]:
                     firsts[c].append(_group(fill))
+        return coverage, firsts
+
+    def _cells(self, tail: int) -> tuple[Cell, ...]:
+        coverage, firsts = self._coverage(self._tail_spans(tail), self._entries_coverage)
         return tuple(self._cell(coverage[c], firsts[c]) for c in range(self.width))
 
     @staticmethod

@@ -1058,13 +1058,15 @@ class AgentSession:
             tool_definitions=tool_definitions(self.tools),
         )
 
-    def context_usage(self) -> ContextUsage | None:
-        """The context size the CLI and the timeline show (``context_size``) against the window that
-        applies (:attr:`window_model`'s); None when the window is unknown."""
+    def context_usage(self, path: Sequence[Entry] | None = None) -> ContextUsage | None:
+        """The context size the CLI and the timeline show (``context_size``) of ``path`` (default: the
+        active path) against the window that applies (:attr:`window_model`'s); None when the window is
+        unknown."""
         window = self.acting_context_window
         if window <= 0:
             return None
-        path = self.store.get_branch()
+        if path is None:
+            path = self.store.get_branch()
         estimate = context_size(path)
         estimated = not estimate.measured
         latest = latest_compaction_index(path)

@@ -96,25 +96,24 @@ class MainScreen(LaidOutOnceScreen[None]):
     ]
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (80, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = commands.key_bindings(on_app=False)
-    # The title a failure of each worker group is reported under.
+    # The title each worker group's failure is reported under (widgets' too: widgets/worker_failures.py).
     WORKER_FAILURES: ClassVar[dict[str, str]] = {
         "agent": "Error",
         "navigate": "Tree navigation failed",
         "follow": "Watching the session file stopped",
         "export": "Export failed",
-        "tree-build": "Building the session tree failed",  # a widget's worker: widgets/worker_failures.py
+        "tree-build": "Building the session tree failed",
         "timeline-build": "Building the timeline failed",
         "timeline-what-if": "Planning the what-if failed",
         "timeline-point": "Showing the entry failed",
+        "status-figures": "Counting the context and the cost failed",
     }
 
     def __init__(self) -> None:
         super().__init__()
         self.chat = ChatPane(id="chat")
         self.timeline = CompactionTimeline(id="timeline")
-        self.timeline.label_of = lambda entry_id: (
-            self.agent.store.tree.label(entry_id) if self.agent else None
-        )
+        self.timeline.label_of = lambda entry_id: self.agent.store.tree.label(entry_id) if self.agent else None
         self.timeline.breakdown_source = lambda: self.agent.context_breakdown() if self.agent else None
         from tui.session.catalog import kompakt_home
 
@@ -333,8 +332,7 @@ class MainScreen(LaidOutOnceScreen[None]):
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
-        """The one place a failed worker of this screen reaches the user (they run with exit_on_error=False
-        so that a failure never takes the app down)."""
+        """The one place a failed worker of this screen (or of a widget on it) reaches the user."""
         title = self.WORKER_FAILURES.get(event.worker.group)
         if event.state is WorkerState.ERROR and title is not None:
             error = event.worker.error

@@ -12,9 +12,17 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from widgets import gc_pause
+from widgets.status_bar import SessionFigures
+from widgets.timeline import BUILD_WORKER_ENTRIES
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tui.agent.session import AgentSession
     from tui.launch import Launch
     from tui.screens.main import MainScreen
+    from tui.session.entries import Entry
     from tui.session.store import RefreshResult
     from widgets.timeline import CompactionTimeline
 
@@ -38,6 +46,8 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
         screen.chat.end_stream()  # a reply the old agent left open goes with the next redraw
     settings = app.settings
     store.fsync_mode = settings.session.fsync
+    store.index_tree()
+    gc_pause.freeze_loaded()  # the session's entries and tree index, for as long as it is open
     hooks = HookRunner.from_settings(
         settings.hooks.modules,
         on_error=lambda error: screen.notify(str(error), title="Hook error", severity="warning"),
@@ -99,21 +109,30 @@ def show_timeline(screen: MainScreen, show: bool) -> None:
 
 
 def show_status(screen: MainScreen) -> None:
-    """The status bar's figures from the agent: model, context (measured or estimated), cost, budget."""
+    """The status bar's figures from the agent: model, context (measured or estimated), cost, budget.
+    The context and the cost walk the session: a long one's are counted on a worker thread."""
     agent, status = screen.agent, screen.status
     if agent is None:
         return
-    usage = agent.context_usage()
     status.model = agent.model
     status.offline = agent.is_offline
-    if usage is None:
-        status.show_context(None, 0, False)
-    else:
-        status.show_context(usage.tokens, usage.context_window, usage.estimated, usage.compaction_id)
-    status.window_model = (usage.window_model or "") if usage is not None else ""
-    status.cost = agent.cost_total
     status.session_settings = bool(agent.session_overrides)
     status.max_iterations = screen.app.current_settings.agent.max_iterations
+    store = agent.store
+    count = partial(session_figures, agent, partial(store.tree.path, store.leaf_id))
+    status.show_figures(count, at_once=len(store.entries) <= BUILD_WORKER_ENTRIES)
+
+
+def session_figures(agent: AgentSession, read_path: Callable[[], list[Entry]]) -> SessionFigures:
+    """The context size of the path ``read_path`` gives, and the session's cost (safe on a worker thread:
+    the tree only grows meanwhile, and a stored entry never changes)."""
+    usage, cost = agent.context_usage(read_path()), agent.cost_total
+    if usage is None:
+        return SessionFigures(None, 0, False, None, "", cost)
+    window_model = usage.window_model or ""
+    return SessionFigures(
+        usage.tokens, usage.context_window, usage.estimated, usage.compaction_id, window_model, cost
+    )
 
 
 def fill_preview(screen: MainScreen, timeline: CompactionTimeline) -> None:
@@ -124,8 +143,12 @@ def fill_preview(screen: MainScreen, timeline: CompactionTimeline) -> None:
     if agent is None:
         return
     compaction = agent.settings.compaction  # with this session's own values, if any
+    store = agent.store
+    # The path is read with the timeline, on its worker thread for a long session (the tree only grows
+    # on the event loop meanwhile, and the leaf is the one of now).
     timeline.update_timeline(
-        agent.store.get_branch(),
+        partial(store.tree.path, store.leaf_id),
+        size=len(store.entries),
         context_window=agent.acting_context_window,  # a MoA aggregator's window while it replies
         reserve_tokens=compaction.reserve_tokens,
         keep_recent_tokens=compaction.keep_recent_tokens,
