@@ -181,7 +181,7 @@ async def test_head_tails_protected_head_has_its_own_part_not_the_kept_column(tm
         assert titles[-1].startswith(
             f"Kept: {len(expected.kept)} messages · ≈{_tokens(expected.kept_tokens)}"
         )
-        assert "Protected head: 3 · ≈" in screen_text(app)
+        await wait_until(pilot, lambda: "Protected head: 3 · ≈" in screen_text(app), "the titles drawn")
         protected_title = view.query_one("#inspector-protected-title")
         assert str(protected_title.tooltip).startswith("Protected head: 3 messages · ≈")
         # The head's first message is a row of the protected table, not of the kept one.

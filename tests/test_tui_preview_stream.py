@@ -73,6 +73,7 @@ async def test_a_finished_stream_is_drawn_and_enter_writes_it_with_no_second_cal
         await wait_until(pilot, lambda: not view.generating, "the finished draft")
         assert notes in view.streamed_text  # every streamed piece arrived, in order
         shown = view.inspection.summary
+        await wait_until(pilot, lambda: "Preview: not written" in screen_text(app), "the finished preview drawn")
         assert "word119" in shown and "Preview: not written" in screen_text(app)
         assert history_calls(fake_openai) == 1 and path.read_bytes() == before
         await pilot.press("enter")
