@@ -216,3 +216,44 @@ async def test_name_typed_during_a_reply_waits_for_its_end_also_after_esc(
         await pilot.press("escape")
         await page.wait_idle(lambda: store.name == "Long story", "the name, once the reply stopped")
         assert _file_order(store) == ["user", "assistant", "session_info"]
+
+
+@pytest.mark.parametrize("width", [60, 120])
+async def test_a_long_leaf_row_keeps_its_active_marker(width: int) -> None:
+    """The tree pane cut a long leaf row at its right edge, '← active' with it."""
+    from tests import factories as f
+    from tests.test_tui_tree import TreeHost, lines
+    from tui.session.tree import TreeIndex
+
+    long_text = " ".join(f"word{i}" for i in range(80))
+    user, reply = f.user(long_text), f.assistant(long_text)
+    user.update(id="u1", parentId=None, timestamp="2025-01-01T00:00:01.000Z")
+    reply.update(id="a1", parentId="u1", timestamp="2025-01-01T00:00:02.000Z")
+    app = TreeHost(TreeIndex([user, reply]), "a1")
+    async with app.run_test(size=(width, 30)) as pilot:
+        await wait_until(pilot, lambda: len(lines(app.view)) == 2, "the two rows")
+        first, leaf = lines(app.view)
+        assert leaf.endswith("…  ← active") and "assistant: word0" in leaf, leaf
+        assert first.endswith("…") and "← active" not in first, first
+        assert len(leaf) == app.view.scrollable_content_region.width
+
+
+async def test_the_full_tree_opens_scrolled_to_the_leaf(tmp_path, monkeypatch, fake_openai) -> None:
+    """With its footer the full tree opened at the top of a long session, the selected leaf off screen:
+    both centring tries ran before the view had its scrollbar (SessionTreeView._centre forces now)."""
+    from tests.app_e2e_helpers import saved_session_app
+    from tests.test_tui_tree import lines
+    from tui.screens.tree_screen import TreeScreen
+
+    turns = [(f"question {i}", f"answer {i}") for i in range(30)]
+    app, _home, _ids = saved_session_app(tmp_path, monkeypatch, fake_openai, turns)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        await ready(pilot, app)
+        await pilot.press("f3")
+        tree = await screen_shown(pilot, app, TreeScreen)
+        view = tree.pane.view
+        await wait_until(pilot, lambda: view.selector is not None and view.size.height > 0, "the rows")
+        await wait_until(
+            pilot, lambda: any("answer 29  ← active" in line for line in lines(view)), "the leaf"
+        )
+        assert view.scroll_offset.y > 0

@@ -61,6 +61,10 @@ class _ViewMessage(Message):
         return self.view
 
 
+_ACTIVE_MARKER = "  ← active"  # after the leaf's text (one cell a character)
+_MIN_TEXT_BESIDE_MARKER = 12  # a narrower row cuts the marker with the text, as any other row
+
+
 class SessionTreeView(ScrollView, can_focus=True):
     """pi's session tree as a virtual list over a :class:`TreeSelector`."""
 
@@ -380,7 +384,9 @@ class SessionTreeView(ScrollView, can_focus=True):
         top = max(0, min(selector.selected_index - height // 2, len(selector.rows) - height))
         if top == self.scroll_offset.y:
             return False
-        self.scroll_to(y=top, animate=False, immediate=True)
+        # force: the scrollbar (which allows a scroll) comes with the next layout; in the full tree, whose
+        # footer recomposes as the screen opens, both tries ran before it and the leaf stayed off screen.
+        self.scroll_to(y=top, animate=False, immediate=True, force=True)
         return True
 
     def on_resize(self, event: events.Resize) -> None:
@@ -455,14 +461,19 @@ class SessionTreeView(ScrollView, can_focus=True):
             parts.append((role, s(f"session-tree--{row.kind}")))
             text = text[len(role) :]
         parts.append((text, s(_KIND_CLASSES.get(row.kind, "session-tree--text"))))
-        if row.is_leaf:
-            parts.append(("  ← active", s("session-tree--leaf")))
+        # A long leaf row keeps its "← active" whole: the text before it is cut (unless the pane is too
+        # narrow to show any text beside it, when the row is cut as one).
+        marker = [Segment(_ACTIVE_MARKER, base + s("session-tree--leaf") + highlight)] if row.is_leaf else []
+        if marker and width - len(_ACTIVE_MARKER) < _MIN_TEXT_BESIDE_MARKER:
+            parts.append((_ACTIVE_MARKER, s("session-tree--leaf")))
+            marker = []
         strip = Strip([Segment(t, base + style + highlight) for t, style in parts if t])
         line_style = base + highlight
-        if strip.cell_length > width:
-            cropped = list(strip.crop(0, max(0, width - 1)))
+        room = width - (len(_ACTIVE_MARKER) if marker else 0)
+        if strip.cell_length > room:
+            cropped = list(strip.crop(0, max(0, room - 1)))
             strip = Strip([*cropped, Segment("…", cropped[-1].style if cropped else line_style)])
-        return strip.extend_cell_length(width, line_style)
+        return Strip([*strip, *marker]).extend_cell_length(width, line_style)
 
     # --- keys and mouse -----------------------------------------------------------------------
     def action_cursor_up(self) -> None:
