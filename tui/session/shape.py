@@ -10,6 +10,7 @@ checks are plain Python: pydantic would cost start-up time on every open.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tui.session.entries import LEAF_CUSTOM_TYPE, PRUNE_CUSTOM_TYPE, Entry
@@ -161,7 +162,7 @@ def _shallow(value: Any, depth: int) -> bool:
 
 def _fits(
     values: dict[str, Any],
-    fields: dict[str, frozenset[type]],
+    fields: Mapping[str, frozenset[object]],
     depth: int,
     walked: frozenset[str] = frozenset(),
 ) -> bool:
@@ -187,7 +188,7 @@ def message_passes(entry: dict[str, Any]) -> bool:
             return False
     elif not _fits(entry, _ENTRY_OK, 1, _ENTRY_WALKED):
         return False
-    message = entry.get("message")
+    message: Any = entry.get("message")
     if message.__class__ is not dict or not _fits(message, _MESSAGE_OK, 2, _MESSAGE_WALKED):
         return False
     role = message.get("role")
@@ -207,7 +208,7 @@ def message_passes(entry: dict[str, Any]) -> bool:
                 return False
     elif content is not None and role == "assistant":  # a string: a user's or a tool's, not a reply
         return False
-    usage = message.get("usage")
+    usage: Any = message.get("usage")
     if usage is None:
         return True
     if not _fits(usage, _USAGE_OK, 3, _USAGE_WALKED):
