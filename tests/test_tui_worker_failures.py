@@ -8,12 +8,13 @@ Each test makes one such worker raise and waits for the notice.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
 from tests.app_e2e_helpers import isolated_home, make_app, new_session, ready, settings_toml
-from tests.pages import wait_until
+from tests.pages import HANG_GUARD_S, rendered_text, until, wait_until
 from tui.launch import Launch
 from tui.session.tree_view import TreeSelector
 from widgets import timeline as timeline_module
@@ -78,3 +79,28 @@ async def test_a_failed_timeline_point_is_reported(tmp_path: Path, monkeypatch: 
         await pilot.press("right")  # the first segment: the tree and the chat are asked to show it
         _title, text, severity = await _notice(pilot, app, "Showing the entry failed")
         assert severity == "error" and "RuntimeError: boom in the worker" in text
+
+
+async def test_a_failed_timeline_build_is_reported_and_the_building_line_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.compaction.timeline as timeline_model
+
+    released = threading.Event()
+
+    def failing_later(*_args: object, **_kwargs: object) -> None:
+        released.wait(HANG_GUARD_S)  # fails once the building line is on screen
+        _failing()
+
+    monkeypatch.setattr(timeline_module, "BUILD_WORKER_ENTRIES", 0)  # built on a worker thread
+    monkeypatch.setattr(timeline_model, "build_timeline", failing_later)
+    app = _app(tmp_path, monkeypatch)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        try:
+            await wait_until(pilot, lambda: timeline_module.BUILDING_TEXT in rendered_text(app), "the line")
+        finally:
+            released.set()
+        _title, text, severity = await _notice(pilot, app, "Building the timeline failed")
+        assert severity == "error" and "RuntimeError: boom in the worker" in text
+        await until(pilot, lambda: timeline_module.BUILDING_TEXT not in rendered_text(app))
+        assert not app.main.timeline.building and timeline_module.BUILDING_TEXT not in rendered_text(app)

@@ -4,7 +4,8 @@
 hands the result to ``show`` on the event loop. A request made while a job runs waits for it; requests
 made meanwhile replace each other, so a burst of appends costs one more job, not one per append, and a
 result that a newer request has overtaken is dropped: only the latest one is shown. A failed job raises in
-its worker (the node reports it: :mod:`widgets.worker_failures`), and the next request runs as usual.
+its worker (the node reports it: :mod:`widgets.worker_failures`), ``failed`` is called if it was the
+latest, and the next request runs as usual.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ T = TypeVar("T")
 class LatestOnly(Generic[T]):
     """One job at a time on a thread worker of ``node`` in ``group``; ``show`` gets the latest result."""
 
-    def __init__(self, node: DOMNode, group: str, show: Callable[[T], None]) -> None:
-        self._node, self._group, self._show = node, group, show
+    def __init__(
+        self, node: DOMNode, group: str, show: Callable[[T], None], failed: Callable[[], None] | None = None
+    ) -> None:
+        self._node, self._group, self._show, self._failed = node, group, show, failed
         self._waiting: Callable[[], T] | None = None
         self._running = False
         self._drop = False  # the running job's result is not wanted (cancelled)
@@ -65,3 +68,5 @@ class LatestOnly(Generic[T]):
             self._start()
         elif ok and not dropped:
             self._show(result)  # type: ignore[arg-type]
+        elif not dropped and self._failed is not None:
+            self._failed()  # the latest job failed (its worker reports why): the node stops saying it is busy

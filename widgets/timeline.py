@@ -469,7 +469,9 @@ size of each region in the legend, and everything the what-if predicts.
         self._budget = 0  # rows the whole widget may take, from the screen's height
         self._typing_away = False  # a key went to the prompt: the rest of the burst goes there too
         # A long path is built on a worker thread; the last request, for the panel's figures later.
-        self._builder: LatestOnly[BuiltTimeline] = LatestOnly(self, "timeline-build", self._show_built)
+        self._builder: LatestOnly[BuiltTimeline] = LatestOnly(
+            self, "timeline-build", self._show_built, failed=self._redraw
+        )
         self._building_since = 0.0
         self._long_path = False  # the path shown is built (and its figures computed) off the event loop
         self._last_request: tuple[PathSource, dict[str, Any]] | None = None
