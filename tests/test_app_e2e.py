@@ -222,6 +222,28 @@ async def test_esc_during_a_reply_puts_the_queued_messages_back_before_the_draft
         assert [e["message"]["role"] for e in store.get_branch()] == ["user", "assistant"]
 
 
+async def test_a_session_switch_during_a_reply_puts_the_queued_message_back_into_the_prompt(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """The stopped run's queue went to the old session as it was left (or was dropped by the switch)."""
+    fake_openai.queue(Reply.hang(text="partial words so far"))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        page = MainPage(pilot)
+        await page.send("tell me a long story")
+        await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+        old = screen.agent.store
+        await page.send("queued for later")
+        await page.send("/new")
+        await wait_until(pilot, lambda: screen.agent.store is not old, "the new session")
+        await wait_until(
+            pilot, lambda: screen.prompt.text == "queued for later", "the queued text in the prompt"
+        )
+        assert screen.queued_prompts == [] and fake_openai.hit_count == 1
+        assert "queued for later" not in old.path.read_text()
+
+
 async def test_export_command_writes_the_page_or_says_how(tmp_path, monkeypatch, fake_openai) -> None:
     app, _home, _ids = saved_session_app(
         tmp_path, monkeypatch, fake_openai, [("export this question", "and this answer")]

@@ -162,8 +162,12 @@ async def switch_session(screen: MainScreen, launch: Launch) -> bool:
     """/new, /resume, /fork, /clone: the file is opened (read, checked, locked) on a thread, off the event
     loop; on failure the current session stays. True when the switch happened."""
     from tui.launch import open_session
+    from tui.screens.commands import restore_queued
     from tui.session.errors import SessionError
 
+    # What was queued for the old session is neither sent to it as the run stops nor dropped: it goes
+    # back into the prompt.
+    restore_queued(screen)
     agent = screen.agent
     if agent is not None and (agent.is_streaming or agent.is_compacting):
         agent.abort()
