@@ -9,7 +9,9 @@ is how long a key, a repaint or a timer waited at worst. The app opens the sessi
   tree index, the agent, the timeline and the context size, the last two on worker threads for a long
   session);
 - appends: five user messages appended one after another, each until the timeline and the status bar
-  show it (what a reply or a watched writer causes);
+  show it (what a watched writer causes);
+- prompt: a message sent to the offline model, until its reply is stored and drawn (the agent's turn:
+  the context built for the request, the reply streamed, the threshold checked);
 - panel: Space on the timeline until its chart is drawn (a long path's chart and breakdown come from the
   worker too).
 
@@ -98,6 +100,9 @@ async def measure(path: Path) -> Figures:
             first_frame.append(time.perf_counter())
             await super()._after_first_frame()
 
+    from tui.agent.litellm_loader import load_litellm
+
+    load_litellm()  # the offline model answers the prompt through litellm; the app loads it in the background
     app = Timed(
         Launch("open", path, path.parent),
         load_result=load_settings(None, None, env={}),
@@ -146,6 +151,15 @@ async def measure(path: Path) -> Figures:
             walls.append((time.perf_counter() - begin) * 1000)
             stalls.append(await ticker.phase_end())
         figures.wall["append"], figures.stall["append"] = statistics.median(walls), max(stalls)
+        agent = screen.agent
+        count = len(store.entries)
+        screen.prompt.focus()
+        screen.prompt.text = "hello"
+        begin = time.perf_counter()
+        await pilot.press("enter")
+        await phase(
+            "prompt", begin, lambda: len(store.entries) >= count + 2 and not agent.is_busy and drawn()
+        )
         timeline.focus()
         begin = time.perf_counter()
         await pilot.press("space")
