@@ -14,6 +14,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 from textual.widgets._toast import Toast
 
@@ -862,6 +863,41 @@ async def test_edit_and_resend_branches_from_the_edited_message(tmp_path, monkey
         assert next(
             e["message"]["content"][0]["text"] for e in store.get_branch() if e["type"] == "message"
         ) == ("original question, edited")
+
+
+@pytest.mark.parametrize("edited", [False, True])
+async def test_esc_right_after_edit_and_resend_moves_the_leaf_back(
+    tmp_path, monkeypatch, fake_openai, edited
+) -> None:
+    """QA (session 17): Ctrl+E wrote its leaf move at once and Esc did not take it back."""
+    fake_openai.queue(Reply.text_reply("first answer"), Reply.text_reply("second answer"))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        page = MainPage(pilot)
+        await page.send("first question")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the first reply")
+        await page.send("second question")
+        await wait_idle(pilot, app, lambda: len(assistant_texts(screen.agent.store)) == 2, "the second reply")
+        store = screen.agent.store
+        leaf = store.leaf_id
+        second = next(w for w in screen.chat.message_widgets if isinstance(w, UserMessage) and "second" in w.copy_text())
+        second.focus()
+        await pilot.press("ctrl+e")
+        await wait_until(pilot, lambda: screen.prompt.text == "second question", "the text in the prompt")
+        assert store.leaf_id != leaf
+        if edited:
+            await pilot.press(*" again")
+            await wait_until(pilot, lambda: screen.prompt.text.endswith(" again"), "the typing")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: store.leaf_id == leaf, "the leaf back")
+        await wait_until(pilot, lambda: len(screen.chat.message_widgets) == 4, "the whole chat again")
+        # Edited text is never thrown away; the untouched copy goes.
+        assert screen.prompt.text == ("second question again" if edited else "")
+        with SessionStore.open(store.path, read_only=True) as reopened:
+            assert reopened.leaf_id == leaf  # the move back is saved too
+        await pilot.press("escape")  # a second Esc has nothing to take back
+        assert store.leaf_id == leaf
 
 
 async def test_ctrl_q_with_a_draft_asks_before_quitting(tmp_path, monkeypatch, fake_openai) -> None:

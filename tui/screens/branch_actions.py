@@ -3,11 +3,13 @@
 The files come from :mod:`tui.session.branching` (pi 0.73.1's formats, ``parentSession`` in the header);
 this module adds the screen's part: the refusals (nothing saved yet, agent busy), the list of user
 messages ``/fork`` starts from (the latest selected, as pi does), the switch to the new session and, for
-``/fork``, the chosen message's text in the prompt.
+``/fork``, the chosen message's text in the prompt. Ctrl+E moves the leaf at once, as pi's tree does for a
+user message; Esc, before anything else moves it, moves it back (:func:`undo_edit`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -168,6 +170,15 @@ def export_jsonl(screen: MainScreen, target: str | None) -> None:
     screen.notify(f"Wrote {path}", title="Exported")
 
 
+@dataclass(frozen=True)
+class PendingEdit:
+    """Ctrl+E moved the leaf from ``leaf`` to ``branch_point`` and put ``text`` in the prompt."""
+
+    leaf: str | None
+    branch_point: str | None
+    text: str
+
+
 def edit_and_resend(screen: MainScreen, entry_id: str | None, text: str) -> None:
     """Ctrl+E on a user message: branch off just before it and put its text in the prompt."""
     agent = screen.agent
@@ -176,8 +187,29 @@ def edit_and_resend(screen: MainScreen, entry_id: str | None, text: str) -> None
     if agent.is_busy:
         screen.notify("Wait for the reply to finish (or press Esc) before editing.", severity="warning")
         return
+    previous = agent.store.leaf_id
     agent.branch_before(entry_id)  # the store's announcement redraws the chat
+    screen.pending_edit = PendingEdit(previous, agent.store.leaf_id, text)
     screen.prompt.load_text(text)
     screen.prompt.move_cursor(screen.prompt.document.end)  # to go on typing where the message ends
     screen.prompt.focus()
-    screen.notify("Editing a copy: sending it starts a new branch (the original stays in the tree).")
+    screen.notify(
+        "Editing a copy: sending it starts a new branch (the original stays in the tree). Esc goes back."
+    )
+
+
+def undo_edit(screen: MainScreen) -> bool:
+    """Esc after Ctrl+E: the leaf back where it was, while nothing (a send, the tree) has moved it since.
+    The prompt is cleared when it still holds the message as it was loaded; edited text stays."""
+    pending, screen.pending_edit = screen.pending_edit, None
+    agent = screen.agent
+    if pending is None or agent is None or agent.is_busy or agent.store.leaf_id != pending.branch_point:
+        return False
+    if pending.leaf is None:
+        agent.store.reset_leaf()
+    else:
+        agent.store.branch(pending.leaf)
+    if screen.prompt.text == pending.text:
+        screen.prompt.clear()
+    screen.notify("Edit cancelled: back where you were.")
+    return True

@@ -319,11 +319,14 @@ def toggle_timeline(screen: MainScreen, _argument: str = "") -> None:
 
 def cancel(screen: MainScreen, _argument: str = "") -> None:
     """Esc: the running reply, compaction or shell command stops. What was typed meanwhile is not sent
-    (nor lost): it goes back into the prompt, before any draft, for the user to send or edit (pi 0.73.1)."""
+    (nor lost): it goes back into the prompt, before any draft, for the user to send or edit (pi 0.73.1).
+    With nothing running, Esc right after Ctrl+E takes the edit back."""
     if screen.agent is not None and screen.agent.is_busy:
         restore_queued(screen)
         screen.agent.abort()
         screen.status.message = "cancelling…"
+    elif screen.pending_edit is not None:
+        branch_actions.undo_edit(screen)
 
 
 def send_queued(screen: MainScreen) -> None:

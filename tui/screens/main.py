@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from tui.agent.session import AgentSession
     from tui.config import Settings
     from tui.screens.agent_view import AgentEventView
+    from tui.screens.branch_actions import PendingEdit
     from tui.session.store import RefreshResult, SessionStore
 
 
@@ -125,6 +126,7 @@ class MainScreen(LaidOutOnceScreen[None]):
         self.events: AgentEventView | None = None
         self.queued_prompts: list[str] = []
         self.queued_name: str | None = None  # /name typed during a run: written once the run ends
+        self.pending_edit: PendingEdit | None = None  # Ctrl+E's leaf move, which Esc takes back
         self.tree_loaded = False
         self.timeline_enabled = True  # ui.showTimeline
         self.tree_loading = False  # a build is queued behind the next frame
