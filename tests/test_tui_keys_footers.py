@@ -257,3 +257,24 @@ async def test_the_full_tree_opens_scrolled_to_the_leaf(tmp_path, monkeypatch, f
             pilot, lambda: any("answer 29  ← active" in line for line in lines(view)), "the leaf"
         )
         assert view.scroll_offset.y > 0
+
+
+async def test_the_what_if_panel_names_the_timeline_keys_as_bound() -> None:
+    """The panel's key line still said 's strategy · r reset · b go to ▼' after those keys moved to
+    Ctrl+T, Ctrl+R and Ctrl+F (a letter typed there goes to the prompt); a [keymap] remap shows too."""
+    from tests.test_tui_narrow import TimelineHost, rows
+    from widgets.timeline import CompactionTimeline
+
+    app = TimelineHost()
+    async with app.run_test(size=(160, 40)) as pilot:
+        widget = app.query_one(CompactionTimeline)
+        await wait_until(
+            pilot, lambda: widget.timeline is not None and widget.size.height > 0, "the timeline"
+        )
+        widget.expanded = True
+        await wait_until(pilot, lambda: any(" strategy · " in row for row in rows(widget)), "the key line")
+        line = next(row for row in rows(widget) if " strategy · " in row)
+        assert "^t strategy · ^r reset" in line and "^f go to ▼" in line, line
+        app.set_keymap({"timeline.switch_strategy": "ctrl+y"})
+        app.on_mount()  # the settings' keymap comes with new settings, and the timeline is updated then
+        await wait_until(pilot, lambda: any("^y strategy" in row for row in rows(widget)), "the remapped key")

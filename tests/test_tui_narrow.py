@@ -133,9 +133,9 @@ async def test_panel_rows_that_do_not_fit_end_with_an_ellipsis() -> None:
         await timeline_shown(pilot, app)
         widget = app.query_one(CompactionTimeline)
         widget.expanded = True
-        await until(pilot, lambda: "· ⏎ compact · b ▼" in "\n".join(rows(widget)))
+        await until(pilot, lambda: "· ⏎ compact · ^f ▼" in "\n".join(rows(widget)))
         text = rows(widget)
-        assert "· ⏎ compact · b ▼" in "\n".join(text)  # the short key hints at 80 columns
+        assert "· ⏎ compact · ^f ▼" in "\n".join(text)  # the short key hints at 80 columns
         await pilot.resize_terminal(50, 30)
         await until(pilot, lambda: all(len(row) == 48 for row in rows(widget)))
         for y, row in enumerate(rows(widget)):

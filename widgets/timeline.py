@@ -1151,6 +1151,16 @@ size of each region in the legend, and everything the what-if predicts.
             short += f" +head ≈{head}"
         return long, medium, short
 
+    def _key_shown(self, binding_id: str) -> str:
+        """The first key of this widget's binding ``binding_id`` as the footer shows it (``^t``), a
+        ``[keymap]`` remap applied (Textual keeps the keymap on the app; it reaches the bindings lazily)."""
+        keymap: dict[str, str] = getattr(self.app, "_keymap", {}) or {}
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.id == binding_id:
+                keys = keymap.get(binding_id, binding.key)
+                return self.app.get_key_display(Binding(keys.split(",")[0].strip(), ""))
+        return ""
+
     def _panel_rows(self, timeline: Timeline, width: int, base: Style, budget: int) -> list[Row]:
         """The panel below the strip, cut to ``budget`` rows (section by section, see :func:`_fit`)."""
         muted = self._style("muted")
@@ -1258,15 +1268,19 @@ size of each region in the legend, and everything the what-if predicts.
                     muted,
                 )
             ]
-        keys = "+ - < > keep · [ ] { } reserve · s strategy · r reset"
+        key = self._key_shown  # the keys as bound now (a [keymap] remap shows), not the old letters
+        strategy, reset, jump = (
+            key(f"timeline.{name}") for name in ("switch_strategy", "reset_what_if", "jump_boundary")
+        )
+        keys = f"+ - < > keep · [ ] {{ }} reserve · {strategy} strategy · {reset} reset"
         inspect = self.selected_compaction_id is not None
         enter_long, enter_short = (
             ("enter inspect", "⏎ inspect") if inspect else ("enter compact now", "⏎ compact")
         )
         keys_rows = [
-            [(f"{keys} · {enter_long} · b go to ▼ · ← → segments · ↓ ↑ compactions", muted)],
-            [(f"{keys} · {enter_long} · b go to ▼", muted)],
-            [(f"{keys} · {enter_short} · b ▼", muted)],
+            [(f"{keys} · {enter_long} · {jump} go to ▼ · ← → segments · ↓ ↑ compactions", muted)],
+            [(f"{keys} · {enter_long} · {jump} go to ▼", muted)],
+            [(f"{keys} · {enter_short} · {jump} ▼", muted)],
         ]
         one: Callable[[Strip], list[Row]] = lambda strip: [(strip, None)]  # noqa: E731
         breakdown = self._breakdown_rows(width, base)
