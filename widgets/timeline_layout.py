@@ -58,9 +58,10 @@ class BarLayout:
     """Columns for context coordinates, and the cells of a bar ``width`` cells wide.
 
     The entries' part of the bar walks every segment (a 100k-entry path has tens of thousands): given
-    the layout drawn before (``reuse``) of the same timeline, width and scale, a new one takes that
-    part from it and lays out only the streamed tail, the free space and the reserve, so a redraw while
-    a reply streams costs the bar's width, not the path's length.
+    the layout drawn before (``reuse``) of the same segments (the same timeline, or its what-if re-plan),
+    width and scale, a new one takes that part from it and lays out only the streamed tail, the free
+    space and the reserve, so a redraw while a reply streams or after a what-if nudge costs the bar's
+    width, not the path's length.
     """
 
     def __init__(
@@ -78,12 +79,18 @@ class BarLayout:
             self.zone = min(max(1, proportional), max(1, self.width // 5))
         # Tokens per cell in the context part.
         self.scale = self.extent / max(1, self.width - self.zone)
-        geometry = (timeline, self.width, self.zone, self.scale)
-        if reuse is not None and (reuse.timeline, reuse.width, reuse.zone, reuse.scale) == geometry:
+        if reuse is not None and reuse._geometry() == self._geometry():
             self._entries_coverage = reuse._entries_coverage
         else:
             self._entries_coverage = self._coverage(self._entry_spans())
         self.cells = self._cells(tail)
+
+    def _geometry(self) -> tuple[object, ...]:
+        """What the entries' part of the bar depends on: the segments (a what-if re-plan keeps them, the
+        same tuple), the overhead and the scale. The segments by identity: both layouts hold theirs, so
+        equal ids are one tuple (comparing two tuples of them would walk the path)."""
+        timeline = self.timeline
+        return (id(timeline.segments), timeline.overhead_tokens, self.width, self.zone, self.scale)
 
     def position(self, x: float) -> float:
         """The (fractional) cell position of context coordinate ``x``."""
