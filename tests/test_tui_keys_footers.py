@@ -278,3 +278,21 @@ async def test_the_what_if_panel_names_the_timeline_keys_as_bound() -> None:
         app.set_keymap({"timeline.switch_strategy": "ctrl+y"})
         app.on_mount()  # the settings' keymap comes with new settings, and the timeline is updated then
         await wait_until(pilot, lambda: any("^y strategy" in row for row in rows(widget)), "the remapped key")
+
+
+async def test_the_fork_picker_shows_its_own_keys_and_f1_opens_help(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """/fork's list showed no keys of its own (the main footer showed through before, none after)."""
+    from tui.screens.branch_actions import UserMessagePicker
+    from tui.screens.help import HelpScreen
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(100, 30), notifications=False) as pilot:
+        await ready(pilot, app)
+        await MainPage(pilot).send("/fork")
+        await screen_shown(pilot, app, UserMessagePicker)
+        await wait_until(pilot, lambda: "esc Cancel" in footer_text(app), "the picker's keys in the footer")
+        assert "f1 Help" in footer_text(app) and "Send" not in footer_text(app)
+        await pilot.press("f1")
+        await screen_shown(pilot, app, HelpScreen)

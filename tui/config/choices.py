@@ -18,7 +18,7 @@ BINDING_IDS = frozenset(
         "chat.copy", "chat.edit", "chat.fold", "chat.inspect", "chat.next", "chat.previous",
         "dialog.buttons.left", "dialog.buttons.right", "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
         "dialog.summarize.back",
-        "fork_picker.cancel",
+        "fork_picker.cancel", "fork_picker.help",
         "help.close",
         "inspector.close", "inspector.commit", "inspector.go", "inspector.next", "inspector.undo",
         "dialog.approval.allow", "dialog.approval.deny",

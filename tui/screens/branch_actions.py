@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tui.session.display import flat
 from tui.session.sanitize import sanitize
+from widgets.footer import KompaktFooter
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
@@ -43,6 +44,8 @@ class UserMessagePicker(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Cancel", id="fork_picker.cancel"),
+        # A modal screen hides the app's keys from its key chain: F1 is its own here (as in the pickers).
+        Binding("f1", "app.help", "Help", id="fork_picker.help"),
     ]
 
     def __init__(self, messages: list[tuple[str, str]]) -> None:
@@ -63,6 +66,7 @@ class UserMessagePicker(ModalScreen[str | None]):
                     for entry_id, text in self._messages
                 )
             )
+        yield KompaktFooter()  # its own keys, not the main screen's
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
