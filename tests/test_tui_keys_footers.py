@@ -296,3 +296,25 @@ async def test_the_fork_picker_shows_its_own_keys_and_f1_opens_help(
         assert "f1 Help" in footer_text(app) and "Send" not in footer_text(app)
         await pilot.press("f1")
         await screen_shown(pilot, app, HelpScreen)
+
+
+async def test_a_modal_screens_footer_names_the_palette_key_that_works_there(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """Textual's footer left '^p palette' out on a modal screen (its key chain skips the app), though the
+    app's Ctrl+P, a priority key, opens the palette there too."""
+    from textual.command import CommandPalette
+
+    from tui.screens.tree_screen import TreeScreen
+
+    app, _ids = branched_session_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=(120, 35), notifications=False) as pilot:
+        await ready(pilot, app)
+        await pilot.press("f3")
+        await screen_shown(pilot, app, TreeScreen)
+        await wait_until(
+            pilot, lambda: "^p palette" in footer_text(app), "the palette key in the tree's footer"
+        )
+        assert footer_text(app).count("palette") == 1
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette over the tree")

@@ -18,7 +18,7 @@ help, the pickers) composes its own footer; a small dialog has none, as in Textu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from textual import events
 from textual.app import ComposeResult
@@ -36,8 +36,8 @@ class KompaktFooter(Footer):
     """:class:`~textual.widgets.Footer` with the help key first, then the focused widget's chosen keys."""
 
     def compose(self) -> ComposeResult:
-        widgets: Iterable[Widget] = super().compose()
-        keys = list(widgets)
+        widgets = list(super().compose())
+        keys = [*widgets, *self._palette_key(widgets)]
         first = [w for w in keys if isinstance(w, FooterKey) and w.action in HELP_ACTIONS]
         chosen: FooterKeys = getattr(self.screen.focused, "FOOTER_KEYS", {})
         order = {action: i for i, action in enumerate(chosen)}
@@ -56,19 +56,45 @@ class KompaktFooter(Footer):
         yield from (w for w in shown if w not in dropped)
         yield from (w for w in rest if w not in dropped)
 
+    def _palette_key(self, widgets: list[Widget]) -> list[Widget]:
+        """The palette key where Textual's footer leaves it out: a modal screen's key chain (the full tree,
+        help, the pickers) skips the app, whose Ctrl+P is a priority binding and opens the palette there."""
+        if any("-command-palette" in w.classes for w in widgets) or not (
+            self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
+        ):
+            return []
+        for _key, binding in self.app._bindings:
+            if binding.action in ("command_palette", "app.command_palette"):
+                shown = self.app.get_key_display(binding)
+                tooltip = binding.tooltip or binding.description
+                return [
+                    FooterKey(
+                        binding.key,
+                        shown,
+                        binding.description,
+                        binding.action,
+                        classes="-command-palette -modal-palette",
+                        tooltip=tooltip,
+                    )
+                ]
+        return []
+
     def _dropped(self, chosen: list[FooterKey], rest: list[Widget], row: list[Widget]) -> set[Widget]:
         """The keys left out so that the row fits its width with whole labels (Textual's footer cuts the
         last one mid-word: with the timeline focused, '^r R▏' at 80 columns and 'f5 Se▏' at 120).
 
         They go in this order, each group last first: the focused widget's unchosen keys (at 160 columns
         the timeline's pushed F5 and Quit off, QA item 19), the screen's and the app's keys, then the
-        focused widget's chosen ones. F1 and the palette key stay; F1 lists every key."""
+        focused widget's chosen ones. F1 and the palette key stay; F1 lists every key. On a modal screen
+        the palette key (which this footer adds) goes after the focused widget's unchosen keys and before
+        the screen's: at 40 columns F5 kept it and dropped Esc Close."""
         width = self.size.width or self.app.size.width
         focused = self.screen.focused
         own = {b.binding.action for b in self.screen.active_bindings.values() if b.node is focused}
         keys = [w for w in rest if isinstance(w, FooterKey) and "-command-palette" not in w.classes]
         unchosen = [w for w in keys if chosen and w.action in own]
-        order = [*chosen, *(w for w in keys if w not in unchosen), *unchosen]
+        added = [w for w in rest if "-modal-palette" in w.classes]  # a modal screen's (see above)
+        order = [*chosen, *(w for w in keys if w not in unchosen), *added, *unchosen]
         dropped: set[Widget] = set()
         used = sum(map(_cells, row))
         while order and used > width:
