@@ -94,7 +94,7 @@ async def test_mounting_collapsed_blocks_restyles_none_of_them() -> None:
         await pane.load_messages([summary, {"role": "user", "content": "go"}, reply, result])
         blocks = await wait_until(pilot, lambda: list(pane.query(Collapsible)), "the blocks mounted")
         await wait_until(pilot, lambda: all(block.is_mounted for block in blocks), "the blocks mounted")
-        assert {type(block).__name__ for block in blocks} >= {"ToolCallView", "ThinkingBlock", "Collapsible"}
+        assert {type(block).__name__ for block in blocks} >= {"ToolCallView", "ThinkingBlock", "SummaryBlock"}
         assert all(block.collapsed and block.has_class("-collapsed") for block in blocks)
         assert restyled == []
         blocks[0].collapsed = False  # expanding still works as before
@@ -146,6 +146,32 @@ async def test_collapsed_blocks_build_their_bodies_only_when_first_opened() -> N
         thinking.collapsed = False  # built once
         await screen_settled(pilot)
         assert len(message.query(ChunkedMarkdown)) == 1
+
+
+async def test_a_summary_makes_its_markdown_only_when_first_opened() -> None:
+    """A compaction or branch summary mounts collapsed with no Markdown in it (issue 13: in a long
+    session's first screen it was the one Markdown left); opened, it shows its summary as Markdown."""
+    from tests.test_tui_chat import widget_text
+    from widgets.chat_messages import SummaryBlock
+    from widgets.chunked_markdown import ChatMarkdown
+
+    summaries = [
+        {"role": "compactionSummary", "summary": "Goal: **parse** the file", "tokensBefore": 900},
+        {"role": "branchSummary", "summary": "Tried `ls` on the branch", "fromId": "ab12cd34"},
+    ]
+    app = ChatHost()
+    async with app.run_test(size=(100, 40)) as pilot:
+        pane = app.query_one(ChatPane)
+        await pane.load_messages(summaries)
+        blocks = await wait_until(pilot, lambda: list(pane.query(SummaryBlock)), "the summaries")
+        await wait_until(pilot, lambda: len(blocks) == 2 and all(b.is_mounted for b in blocks), "mounted")
+        assert not pane.query(ChatMarkdown) and not any(block.body_built for block in blocks)
+        for block in blocks:
+            block.collapsed = False
+        await wait_until(pilot, lambda: len(pane.query(ChatMarkdown)) == 2, "the Markdown of both")
+        await screen_settled(pilot)
+        text = widget_text(app, pane)
+        assert "Goal: parse the file" in text and "Tried ls on the branch" in text
 
 
 def test_opening_a_session_copies_its_bytes_no_more_than_once(tmp_path: Path) -> None:

@@ -243,6 +243,10 @@ class KompaktApp(App[None]):
 
     @work(thread=True, group="litellm", exit_on_error=False)
     def load_litellm(self) -> None:
+        # First the Markdown stack, which the first frame does without (widgets/plain_text.py), so that
+        # the first reply or opened block does not wait for it; in this thread, as litellm's imports
+        # share pygments with it (two threads importing one package may deadlock, and Python fails one).
+        import widgets.chunked_markdown  # noqa: F401
         from tui.agent.litellm_loader import load_litellm
 
         load_litellm()

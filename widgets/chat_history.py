@@ -20,12 +20,12 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Click
 from textual.message import Message as TextualMessage
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from tui.compaction.history import CompactionFold, divider_text, history_layout, tokens_short
 from tui.session.entries import Entry
 from tui.session.sanitize import sanitize
-from widgets.chat_messages import COLLAPSED, ChatMessage
+from widgets.chat_messages import ChatMessage, SummaryBlock
 
 if TYPE_CHECKING:
     from widgets.chat_pane import ChatItem
@@ -181,12 +181,10 @@ What a compaction did: the messages it summarised (folded below), tokens before 
         return f"{divider_text(self.row.fold)}\n\n{self.summary}"
 
     def compose_body(self) -> ComposeResult:
-        from widgets.chunked_markdown import ChatMarkdown
-
         fold = self.row.fold
-        title = f"Summary ({tokens_short(fold.tokens_after)} tokens in the context after it)"
-        yield Collapsible(
-            ChatMarkdown(sanitize(self.summary)), title=title, collapsed=True, classes=COLLAPSED
+        yield SummaryBlock(
+            sanitize(self.summary),
+            f"Summary ({tokens_short(fold.tokens_after)} tokens in the context after it)",
         )
 
     def action_inspect(self) -> None:

@@ -5,7 +5,8 @@ executions, custom messages, branch summaries and compaction summaries. Every me
 copies itself with Ctrl+C (or a click on "copy"), and a user message asks for "edit and resend" with Ctrl+E.
 Message actions use modifier keys only: printable keys typed on a message go to the prompt (see ChatPane).
 All text from the session, the model or a tool is sanitised and shown literally (never as markup);
-assistant text goes through Markdown, which builds plain content and parses no inline HTML.
+assistant text goes through Markdown, which builds plain content and parses no inline HTML (text with no
+Markdown syntax goes through widgets/plain_text.py, which draws it the same without loading Markdown).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from textual.events import Click, Key
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from tui.compaction.token_text import format_tokens, recorded_count
 from tui.session.content import content_text
@@ -30,6 +31,7 @@ from tui.session.display import tool_call_label
 from tui.session.entries import Message
 from tui.session.sanitize import sanitize
 from widgets.lazy_collapsible import LazyCollapsible
+from widgets.plain_text import PlainText, is_plain
 from widgets.stream_sanitizer import StreamSanitizer
 
 if TYPE_CHECKING:
@@ -333,12 +335,28 @@ class ThinkingBlock(LazyCollapsible):
         return [self.markdown]
 
 
+class SummaryBlock(LazyCollapsible):
+    """A summary, collapsed: its Markdown is made when it is first opened (most never are, and a
+    summary's blocks were the one Markdown of many a long session's first screen)."""
+
+    def __init__(self, summary: str, title: Content | str) -> None:
+        self.summary = summary
+        super().__init__(title=title, collapsed=True, classes=COLLAPSED)
+
+    def build_body(self) -> list[Widget]:
+        from widgets.chunked_markdown import ChatMarkdown
+
+        return [ChatMarkdown(self.summary)]
+
+
 def part_markdown(widget: Widget) -> ChunkedMarkdown | None:
-    """The Markdown of a text or thinking part (None: a thinking block not expanded yet has none)."""
+    """The Markdown of a text or thinking part (None: plain text, or a thinking block not expanded yet)."""
+    markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
+    if markdown is None or isinstance(markdown, PlainText):
+        return None  # before the import: a scroll over plain parts does not load markdown-it
     from widgets.chunked_markdown import ChunkedMarkdown
 
-    markdown = widget.markdown if isinstance(widget, ThinkingBlock) else widget
-    assert markdown is None or isinstance(markdown, ChunkedMarkdown)
+    assert isinstance(markdown, ChunkedMarkdown)
     return markdown
 
 
@@ -409,9 +427,12 @@ class AssistantMessage(ChatMessage):
 
     def _part_widget(self, kind: str, payload: Any) -> Widget:
         if kind == "text":
+            text = sanitize(payload)
+            if is_plain(text):  # finished text without Markdown syntax: drawn the same, without Markdown
+                return PlainText(text, classes="message--body")
             from widgets.chunked_markdown import ChunkedMarkdown
 
-            return ChunkedMarkdown(sanitize(payload), classes="message--body")
+            return ChunkedMarkdown(text, classes="message--body")
         if kind == "thinking":
             return ThinkingBlock(sanitize(payload))
         call_id = str(payload.get("id"))
@@ -640,11 +661,7 @@ class _SummaryMessage(ChatMessage):
         return str(self.message.get("summary") or "")
 
     def compose(self) -> ComposeResult:
-        from widgets.chunked_markdown import ChatMarkdown
-
-        yield Collapsible(
-            ChatMarkdown(sanitize(self.copy_text())), title=self.title(), collapsed=True, classes=COLLAPSED
-        )
+        yield SummaryBlock(sanitize(self.copy_text()), self.title())
 
 
 class BranchSummaryMessage(_SummaryMessage):
