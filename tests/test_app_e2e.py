@@ -881,7 +881,9 @@ async def test_esc_right_after_edit_and_resend_moves_the_leaf_back(
         await wait_idle(pilot, app, lambda: len(assistant_texts(screen.agent.store)) == 2, "the second reply")
         store = screen.agent.store
         leaf = store.leaf_id
-        second = next(w for w in screen.chat.message_widgets if isinstance(w, UserMessage) and "second" in w.copy_text())
+        second = next(
+            w for w in screen.chat.message_widgets if isinstance(w, UserMessage) and "second" in w.copy_text()
+        )
         second.focus()
         await pilot.press("ctrl+e")
         await wait_until(pilot, lambda: screen.prompt.text == "second question", "the text in the prompt")
@@ -898,6 +900,34 @@ async def test_esc_right_after_edit_and_resend_moves_the_leaf_back(
             assert reopened.leaf_id == leaf  # the move back is saved too
         await pilot.press("escape")  # a second Esc has nothing to take back
         assert store.leaf_id == leaf
+
+
+async def test_esc_after_edit_and_resend_and_a_session_switch_moves_nothing(
+    tmp_path, monkeypatch, fake_openai
+) -> None:
+    """Review (session 18): the edit was kept across /new (whose empty leaf equals a first message's
+    branch point) and /clone (same ids), and Esc branched the new store to an entry it lacks: a crash."""
+    fake_openai.queue(Reply.text_reply("first answer"))
+    app = loopback_app(tmp_path, monkeypatch, fake_openai)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        page = MainPage(pilot)
+        await page.send("first question")
+        await wait_idle(pilot, app, lambda: assistant_texts(screen.agent.store), "the first reply")
+        old = screen.agent.store
+        next(w for w in screen.chat.message_widgets if isinstance(w, UserMessage)).focus()
+        await pilot.press("ctrl+e")
+        await wait_until(pilot, lambda: screen.prompt.text == "first question", "the text in the prompt")
+        screen.prompt.clear()
+        await page.send("/new")
+        await wait_until(pilot, lambda: screen.agent.store is not old, "the other session")
+        new = screen.agent.store
+        leaf, lines = new.leaf_id, new.path.read_bytes() if new.path.exists() else b""
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, "the main screen")
+        assert app._exception is None and app.is_running
+        assert new.leaf_id == leaf and (new.path.read_bytes() if new.path.exists() else b"") == lines
 
 
 async def test_ctrl_q_with_a_draft_asks_before_quitting(tmp_path, monkeypatch, fake_openai) -> None:

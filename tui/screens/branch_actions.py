@@ -26,6 +26,7 @@ from widgets.footer import KompaktFooter
 
 if TYPE_CHECKING:
     from tui.screens.main import MainScreen
+    from tui.session.store import SessionStore
 
 _ROW_CHARS = 200
 
@@ -178,6 +179,7 @@ def export_jsonl(screen: MainScreen, target: str | None) -> None:
 class PendingEdit:
     """Ctrl+E moved the leaf from ``leaf`` to ``branch_point`` and put ``text`` in the prompt."""
 
+    store: SessionStore
     leaf: str | None
     branch_point: str | None
     text: str
@@ -193,7 +195,7 @@ def edit_and_resend(screen: MainScreen, entry_id: str | None, text: str) -> None
         return
     previous = agent.store.leaf_id
     agent.branch_before(entry_id)  # the store's announcement redraws the chat
-    screen.pending_edit = PendingEdit(previous, agent.store.leaf_id, text)
+    screen.pending_edit = PendingEdit(agent.store, previous, agent.store.leaf_id, text)
     screen.prompt.load_text(text)
     screen.prompt.move_cursor(screen.prompt.document.end)  # to go on typing where the message ends
     screen.prompt.focus()
@@ -207,7 +209,9 @@ def undo_edit(screen: MainScreen) -> bool:
     The prompt is cleared when it still holds the message as it was loaded; edited text stays."""
     pending, screen.pending_edit = screen.pending_edit, None
     agent = screen.agent
-    if pending is None or agent is None or agent.is_busy or agent.store.leaf_id != pending.branch_point:
+    if pending is None or agent is None or agent.is_busy or agent.store is not pending.store:
+        return False  # another session since (its ids may be the same: /fork, /clone)
+    if agent.store.leaf_id != pending.branch_point:
         return False
     if pending.leaf is None:
         agent.store.reset_leaf()
