@@ -158,7 +158,7 @@ from tui.launch import Launch
 class Probe(KompaktApp):
     async def _after_first_frame(self):
         plain = len(self.main.chat.query("PlainText"))
-        print("frame", plain, "markdown_it" in sys.modules, flush=True)
+        print("frame", plain, "markdown_it" in sys.modules, "secrets" in sys.modules, flush=True)
         await super()._after_first_frame()
         self.set_interval(0.05, self.loaded)
     def loaded(self):
@@ -194,3 +194,4 @@ def test_a_plain_first_screen_leaves_markdown_to_the_background_load(tmp_path: P
     assert out.returncode == 0 and "loaded" in lines, out.stdout + out.stderr
     frame = out.stdout.splitlines()[0].split()
     assert frame[0] == "frame" and int(frame[1]) > 0 and frame[2] == "False", out.stdout
+    assert frame[3] == "False", "secrets (hmac, OpenSSL's hashes) was imported for the first frame"

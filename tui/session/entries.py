@@ -8,7 +8,7 @@ creates before they are written.
 
 from __future__ import annotations
 
-import secrets
+import os
 import uuid
 from collections.abc import Container
 from datetime import UTC, datetime
@@ -85,7 +85,7 @@ def uuid7() -> str:
     Python 3.11 has no ``uuid.uuid7``. Ids made in the same millisecond sort randomly among themselves,
     which is all RFC 9562's basic method promises.
     """
-    value = (now_ms() & ((1 << 48) - 1)) << 80 | secrets.randbits(80)
+    value = (now_ms() & ((1 << 48) - 1)) << 80 | int.from_bytes(os.urandom(10))  # 80 random bits
     value = (value & ~(0xF << 76)) | (0x7 << 76)  # version 7
     value = (value & ~(0x3 << 62)) | (0x2 << 62)  # RFC 4122 variant
     return str(uuid.UUID(int=value))
@@ -94,7 +94,7 @@ def uuid7() -> str:
 def generate_id(existing: Container[str]) -> str:
     """An 8-hex id not in ``existing``; after 100 collisions a full UUID, as pi does."""
     for _ in range(100):
-        candidate = secrets.token_hex(4)
+        candidate = os.urandom(4).hex()  # as secrets.token_hex(4), without importing secrets (hmac, OpenSSL)
         if candidate not in existing:
             return candidate
     return str(uuid.uuid4())
