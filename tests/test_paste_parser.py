@@ -83,3 +83,20 @@ def test_install_makes_the_linux_drivers_create_this_parser(monkeypatch) -> None
     monkeypatch.setattr(linux_inline_driver, "XTermParser", XTermParser)
     install()
     assert linux_driver.XTermParser is PasteSafeParser and linux_inline_driver.XTermParser is PasteSafeParser
+
+
+def test_a_start_marker_split_by_an_escape_timeout_is_typing_not_a_paste(monkeypatch) -> None:
+    """Review (session 18): Alt+[ (or Esc, [), a pause past the escape delay, then '200~' was taken for a
+    paste's start, and everything typed after it (Ctrl+Q, clicks) was swallowed as an endless paste."""
+    import textual._parser as textual_parser
+
+    clock = [1000.0]
+    monkeypatch.setattr(textual_parser, "get_time", lambda: clock[0])
+    parser = PasteSafeParser()
+    got = list(parser.feed("\x1b["))
+    clock[0] += 60  # far past the escape delay
+    got += list(parser.tick())
+    got += list(parser.feed("200~hi\r\x11"))
+    keys = [getattr(e, "key", None) for e in got]
+    assert not any(isinstance(e, events.Paste) for e in got)
+    assert keys[-4:] == ["h", "i", "enter", "ctrl+q"]

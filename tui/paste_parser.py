@@ -40,6 +40,7 @@ class PasteSafeParser(XTermParser):
             try:
                 character = yield request
             except ParseError as error:  # a timeout (a lone Esc) or the end of input: Textual's to handle
+                recent = ""  # Textual gave out what it had as keys: no marker is being read
                 try:
                     request = textual_parser.throw(error)
                 except StopIteration:
