@@ -90,7 +90,6 @@ from tui.compaction.tokens import (
 )
 from tui.config.model import Settings
 from tui.hooks import COMPACTION_END, COMPACTION_START, HookRunner
-from tui.session.context import context_from_path
 from tui.session.entries import AUTO_CONTINUE_TYPE, Entry, Message, iso_to_ms, now_ms
 from tui.session.store import SessionStore
 
@@ -595,7 +594,7 @@ class AgentSession:
         if acting is not None and is_context_overflow(message, window):
             return await self._recover_from_overflow(message, before_prompt, acting, window)
         path = self.store.get_branch()
-        context = context_from_path(path)
+        context = self.store.branch_context()  # the path's, kept by the store for the next look
         messages = context.messages
         if message.get("stopReason") == "error":
             # The failed reply reports nothing: use the last good usage plus what came after it.

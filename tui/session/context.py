@@ -120,45 +120,58 @@ def build_session_context(
     return context_from_path(path)
 
 
+def _note_settings(ctx: SessionContext, entry: Entry) -> None:
+    """The thinking level and the model ``entry`` sets, if any (the latest on the path wins)."""
+    kind = entry.get("type")
+    if kind == "thinking_level_change":
+        ctx.thinking_level = entry.get("thinkingLevel", "off")
+    elif kind == "model_change":
+        ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+    elif kind == "message":
+        msg = entry.get("message") or {}
+        if msg.get("role") == "assistant":
+            ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
+
+
+def _emit(ctx: SessionContext, entry: Entry, pruned: Mapping[str, int]) -> None:
+    """Add the message ``entry`` contributes to the context (a pruned tool output as its notice)."""
+    if entry.get("type") == "compaction":
+        return
+    message = entry_to_message(entry)
+    if message is None:
+        return
+    if pruned and entry["id"] in pruned and message.get("role") == "toolResult":
+        message = pruned_tool_result(message, pruned[entry["id"]])
+    ctx.messages.append(message)
+    ctx.entry_ids.append(entry["id"])
+
+
 def context_from_path(path: Sequence[Entry]) -> SessionContext:
+    return context_and_pruned(path)[0]
+
+
+def context_and_pruned(path: Sequence[Entry]) -> tuple[SessionContext, dict[str, int]]:
+    """:func:`context_from_path`, and the pruned outputs it applied (:func:`pruned_outputs`)."""
     ctx = SessionContext()
     compaction_index = -1
     reset_index = -1
     for index, entry in enumerate(path):
+        _note_settings(ctx, entry)
         kind = entry.get("type")
-        if kind == "thinking_level_change":
-            ctx.thinking_level = entry.get("thinkingLevel", "off")
-        elif kind == "model_change":
-            ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
-        elif kind == "message":
-            msg = entry.get("message") or {}
-            if msg.get("role") == "assistant":
-                ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
-        elif kind == "compaction":
+        if kind == "compaction":
             compaction_index = index
         elif kind == RESET_BOUNDARY_TYPE:
             reset_index = index
     pruned = pruned_outputs(path)
 
-    def emit(entry: Entry) -> None:
-        if entry.get("type") == "compaction":
-            return
-        message = entry_to_message(entry)
-        if message is None:
-            return
-        if pruned and entry["id"] in pruned and message.get("role") == "toolResult":
-            message = pruned_tool_result(message, pruned[entry["id"]])
-        ctx.messages.append(message)
-        ctx.entry_ids.append(entry["id"])
-
     if reset_index > compaction_index:  # omp's /clear after the latest compaction (or without one)
         for entry in path[reset_index + 1 :]:
-            emit(entry)
-        return ctx
+            _emit(ctx, entry, pruned)
+        return ctx, pruned
     if compaction_index < 0:
         for entry in path:
-            emit(entry)
-        return ctx
+            _emit(ctx, entry, pruned)
+        return ctx, pruned
 
     compaction = path[compaction_index]
     ctx.messages.append(compaction_summary_message(compaction))
@@ -169,10 +182,32 @@ def context_from_path(path: Sequence[Entry]) -> SessionContext:
         if entry.get("id") == first_kept:
             keeping = True
         if keeping:
-            emit(entry)
+            _emit(ctx, entry, pruned)
     for entry in path[compaction_index + 1 :]:
-        emit(entry)
-    return ctx
+        _emit(ctx, entry, pruned)
+    return ctx, pruned
+
+
+def extended_context(
+    ctx: SessionContext, pruned: Mapping[str, int], entry: Entry
+) -> SessionContext | None:
+    """The context of a path one ``entry`` longer than the one ``ctx`` was built from (with its
+    ``pruned`` outputs), or None when that entry changes more than the tail (a compaction, a reset
+    boundary, a prune entry, or an entry the pruning names): then it is built afresh. ``ctx`` is kept."""
+    kind = entry.get("type")
+    if kind in ("compaction", RESET_BOUNDARY_TYPE) or is_custom(entry, PRUNE_CUSTOM_TYPE):
+        return None
+    if entry.get("id") in pruned:
+        return None
+    grown = SessionContext(
+        list(ctx.messages),
+        ctx.thinking_level,
+        None if ctx.model is None else dict(ctx.model),
+        list(ctx.entry_ids),
+    )
+    _note_settings(grown, entry)
+    _emit(grown, entry, pruned)
+    return grown
 
 
 def bash_execution_text(message: Message) -> str:

@@ -7,7 +7,9 @@ out. Old formats are migrated on load after the original is kept as ``FILE.vN.ba
 can :meth:`SessionStore.refresh` to follow a file that another process appends to (watch mode). Every
 change (an append, a leaf move, a reload) bumps :attr:`SessionStore.revision` and calls the callbacks
 given to :meth:`SessionStore.on_change`, so that a UI redraws from one place; :attr:`SessionStore.path_revision`
-moves only when the shown path changes as a whole (a leaf move, a compaction, a reload).
+moves only when the shown path changes as a whole (a leaf move, a compaction, a reload). The context of
+the active path is kept with the path it was built from (:meth:`SessionStore.branch_context`) and grown
+by an append at the leaf, so a turn that asks for it several times builds it once.
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from typing import Any, Literal, NoReturn
 import orjson
 
 from tui import fileio
-from tui.session.context import SessionContext, build_session_context
+from tui.session.context import (
+    SessionContext,
+    build_session_context,
+    context_and_pruned,
+    context_from_path,
+    extended_context,
+)
 from tui.session.entries import (
     CURRENT_SESSION_VERSION,
     LEAF_CUSTOM_TYPE,
@@ -62,7 +70,7 @@ from tui.session.jsonl import (
 from tui.session.migrate import header_version, migrate_entries
 from tui.session.prefetch import Prefetch, Snapshot, same_file
 from tui.session.shape import header_problem
-from tui.session.tree import TreeIndex, path_ids
+from tui.session.tree import PathSnapshot, TreeIndex, path_ids
 
 FsyncMode = Literal["always", "batch"]
 BATCH_FSYNC_SECONDS = 0.5
@@ -261,6 +269,8 @@ class SessionStore:
         # (offset, entries, leaf, needs_newline) when the file was last known to be on disk.
         self._durable: tuple[int, int, str | None, bool] = (0, 0, None, False)
         self._deferred = False
+        # The active path's context: (index, path, context, pruned outputs), replaced whole (threads read it).
+        self._context_memo: tuple[TreeIndex, PathSnapshot, SessionContext, dict[str, int]] | None = None
 
     # --- announcing changes -----------------------------------------------------------------
     @property
@@ -652,7 +662,41 @@ class SessionStore:
         leaf = self.leaf_id if leaf_id is ... else leaf_id
         if leaf is None:
             return SessionContext()
+        if leaf == self.leaf_id and leaf in self.tree:
+            return self.branch_context()
         return build_session_context(self.entries, leaf, self.tree.by_id)
+
+    def branch_context(self) -> SessionContext:
+        """``context_from_path(self.get_branch())``, kept for the path it was built from: the same path
+        gives it again, and a path one entry longer gets that entry added (see
+        :func:`~tui.session.context.extended_context`). Each call returns its own copy."""
+        tree = self.tree
+        snapshot = tree.path_snapshot(self.leaf_id)
+        if snapshot is None:
+            return context_from_path([])
+        memo = self._context_memo
+        built: SessionContext | None = None
+        if memo is not None and memo[0] is tree:
+            _, kept, context, pruned = memo
+            if kept is snapshot:
+                built = context
+            elif (
+                len(snapshot.ids) == len(kept.ids) + 1
+                and snapshot.ids[-2] == kept.leaf
+                and tree.is_current(kept)
+            ):
+                built = extended_context(context, pruned, snapshot.entries[-1])
+                if built is not None:
+                    self._context_memo = (tree, snapshot, built, pruned)
+        if built is None:
+            built, pruned = context_and_pruned(snapshot.entries)
+            self._context_memo = (tree, snapshot, built, pruned)
+        return SessionContext(
+            list(built.messages),
+            built.thinking_level,
+            None if built.model is None else dict(built.model),
+            list(built.entry_ids),
+        )
 
     def label_of(self, entry_id: str) -> str | None:
         return self.tree.label(entry_id)

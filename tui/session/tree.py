@@ -1,7 +1,8 @@
 """The tree index over a session's entries: children by timestamp, roots, paths, branch points, labels.
 
 It is updated entry by entry on append (no full rebuild), so a live session and watch mode stay cheap.
-kompakt's leaf markers (DESIGN.md deviation 1) are kept out of the tree: they would otherwise turn
+The path to the leaf asked for last is kept (:class:`PathSnapshot`) and grown by one entry when the next
+one asked for is a new child of it, so an agent turn walks a long path once, not at every look. kompakt's leaf markers (DESIGN.md deviation 1) are kept out of the tree: they would otherwise turn
 every navigation target into a false branch point.
 """
 
@@ -9,8 +10,24 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom, iso_to_ms, session_info_name
+
+
+@dataclass(frozen=True, eq=False)
+class PathSnapshot:
+    """The root-to-``leaf`` path as :func:`path_ids` walked it when the index's ``rewrites`` was
+    ``rewrites``. It stays the path while no entry is replaced or removed and ``dangling`` (the missing
+    parent the walk stopped at, if any) does not turn up: appends elsewhere do not change it. Never
+    changed once made, so readers on other threads can hold it."""
+
+    rewrites: int
+    leaf: str
+    ids: tuple[str, ...]
+    entries: tuple[Entry, ...]
+    dangling: str | None
+    members: set[str]  # a superset of ``ids`` (shared by the snapshots grown from one walk), for cycles
 
 
 class TreeIndex:
@@ -40,14 +57,16 @@ class TreeIndex:
         self._waiting: dict[str, list[str]] = {}  # missing parent id → orphans that name it
         self._markers: dict[str, str | None] = {}  # leaf marker id → the entry it points at
         self._order = 0
+        self._path_memo: PathSnapshot | None = None  # replaced whole, never changed (threads read it)
 
     def reset(self, entries: Iterable[Entry]) -> None:
         """Index ``entries`` again in place (some were removed): whoever holds this index sees the change."""
-        self._clear()
         self.rewrites += 1
+        self._clear()
         self.version += 1
         for entry in entries:
             self.add(entry)
+        self.rewrites += 1  # again once whole: a path walked meanwhile (on a reader's thread) is stale
 
     # --- building -----------------------------------------------------------------------------
     def add(self, entry: Entry) -> None:
@@ -55,11 +74,12 @@ class TreeIndex:
         if not isinstance(entry_id, str):
             return
         self.version += 1
-        if entry_id in self.by_id:
-            self.rewrites += 1
+        replaced = entry_id in self.by_id
         if entry_id in self._sort_keys:
             self._detach(entry_id)  # a repeated id in a damaged file: the last line wins, placed once
         self.by_id[entry_id] = entry
+        if replaced:
+            self.rewrites += 1  # after the replacement: a path walked before it is stale
         kind = entry.get("type")
         if kind == "label":
             target, label = entry.get("targetId"), entry.get("label")
@@ -149,10 +169,51 @@ class TreeIndex:
 
     def path_ids(self, entry_id: str | None) -> list[str]:
         """Ids from the root to ``entry_id`` (inclusive); [] for None."""
-        return path_ids(self.by_id, entry_id)
+        snapshot = self.path_snapshot(entry_id)
+        return [] if snapshot is None else list(snapshot.ids)
 
     def path(self, entry_id: str | None) -> list[Entry]:
-        return [self.by_id[i] for i in self.path_ids(entry_id)]
+        snapshot = self.path_snapshot(entry_id)
+        return [] if snapshot is None else list(snapshot.entries)
+
+    def is_current(self, snapshot: PathSnapshot) -> bool:
+        """Whether ``snapshot`` is still the path to its leaf."""
+        return snapshot.rewrites == self.rewrites and (
+            snapshot.dangling is None or snapshot.dangling not in self.by_id
+        )
+
+    def path_snapshot(self, entry_id: str | None) -> PathSnapshot | None:
+        """The path to ``entry_id`` (None when it is not indexed): the kept one when it still holds, that
+        one plus ``entry_id`` when it is a new child of its leaf, else a new walk."""
+        by_id = self.by_id
+        if entry_id is None or entry_id not in by_id:
+            return None
+        memo = self._path_memo
+        if memo is not None and self.is_current(memo):
+            if memo.leaf == entry_id:
+                return memo
+            entry = by_id[entry_id]
+            if entry.get("parentId") == memo.leaf and entry_id not in memo.members:
+                memo.members.add(entry_id)
+                grown = PathSnapshot(
+                    memo.rewrites,
+                    entry_id,
+                    (*memo.ids, entry_id),
+                    (*memo.entries, entry),
+                    memo.dangling,
+                    memo.members,
+                )
+                self._path_memo = grown
+                return grown
+        rewrites = self.rewrites  # read before the walk: a rewrite during it leaves the result stale
+        ids = path_ids(by_id, entry_id)
+        root_parent = by_id[ids[0]].get("parentId")
+        dangling = root_parent if isinstance(root_parent, str) and root_parent not in by_id else None
+        snapshot = PathSnapshot(
+            rewrites, entry_id, tuple(ids), tuple(by_id[i] for i in ids), dangling, set(ids)
+        )
+        self._path_memo = snapshot
+        return snapshot
 
     def common_ancestor(self, a: str | None, b: str | None) -> str | None:
         """The deepest entry on both root paths, or None."""

@@ -1,0 +1,244 @@
+"""The kept active path (TreeIndex.path_snapshot) and its context (SessionStore.branch_context).
+
+Each test changes the session one way (an append, a leaf move, a compaction, a prune, a reload, a rewrite
+of the index) and checks the kept answers against a fresh walk and a fresh build: a stale memo fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+import tui.session.store as store_module
+from tui.session.context import context_from_path
+from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry
+from tui.session.store import SessionStore
+from tui.session.tree import TreeIndex, path_ids
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
+
+
+def tool_result(text: str) -> dict:
+    return {
+        "role": "toolResult",
+        "toolCallId": "c1",
+        "toolName": "bash",
+        "content": [{"type": "text", "text": text}],
+        "isError": False,
+        "timestamp": 1,
+    }
+
+
+def fresh_path(store: SessionStore) -> list[Entry]:
+    by_id = store.tree.by_id
+    return [by_id[i] for i in path_ids(by_id, store.leaf_id)]
+
+
+def assert_fresh(store: SessionStore) -> None:
+    """What the store keeps is what a walk and a build from nothing give now."""
+    path = fresh_path(store)
+    assert store.get_branch() == path
+    assert store.tree.path_ids(store.leaf_id) == [e["id"] for e in path]
+    assert store.branch_context() == context_from_path(path)
+    assert store.build_context() == context_from_path(path)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    s = SessionStore.create(tmp_path / "s.jsonl", cwd="/w")
+    for i in range(4):
+        s.append_message(user(f"m{i}"))
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the contexts the store builds from a whole path."""
+    count: list[int] = []
+    real = store_module.context_and_pruned
+
+    def counted(path):  # type: ignore[no-untyped-def]
+        count.append(len(path))
+        return real(path)
+
+    monkeypatch.setattr(store_module, "context_and_pruned", counted)
+    return count
+
+
+def test_the_same_path_is_built_once_and_an_append_grows_it(store: SessionStore, builds: list[int]) -> None:
+    first = store.branch_context()
+    assert store.branch_context() == first and store.build_context() == first
+    assert builds == [4]
+    entry = store.append_message(user("new"))
+    assert_fresh(store)
+    assert store.branch_context().entry_ids[-1] == entry["id"]
+    assert builds == [4]  # grown by the new entry, not built again
+
+
+def test_each_call_gets_its_own_copy(store: SessionStore) -> None:
+    store.branch_context().messages.clear()
+    store.get_branch().clear()
+    assert_fresh(store)
+    assert len(store.branch_context().messages) == 4
+
+
+def test_a_leaf_move_and_a_branch_are_seen(store: SessionStore) -> None:
+    store.branch_context()
+    ids = [e["id"] for e in store.get_branch()]
+    store.branch(ids[1])
+    assert_fresh(store)
+    assert store.branch_context().entry_ids == ids[:2]
+    store.append_message(user("other branch"))
+    assert_fresh(store)
+    store.leaf_id = ids[3]  # back to the first branch without writing
+    assert_fresh(store)
+    assert store.branch_context().entry_ids == ids
+    store.reset_leaf()
+    assert_fresh(store)
+    assert store.branch_context().messages == []
+
+
+def test_a_compaction_replaces_the_kept_context(store: SessionStore) -> None:
+    store.branch_context()
+    ids = [e["id"] for e in store.get_branch()]
+    compaction = store.append_compaction("summary", ids[2], 100)
+    assert_fresh(store)
+    context = store.branch_context()
+    assert context.entry_ids == [compaction["id"], ids[2], ids[3]]
+    assert context.messages[0]["role"] == "compactionSummary"
+    store.append_message(user("after"))
+    assert_fresh(store)
+
+
+def test_a_prune_entry_and_settings_entries_are_applied(store: SessionStore) -> None:
+    result = store.append_message(tool_result("x" * 4000))
+    store.append_message(user("next"))
+    before = store.branch_context()
+    assert before.messages[4]["content"][0]["text"] == "x" * 4000
+    store.append_custom(PRUNE_CUSTOM_TYPE, {"entries": {result["id"]: 1000}, "tokensSaved": 990})
+    assert_fresh(store)
+    assert store.branch_context().messages[4]["content"][0]["text"] == "[Output truncated - 1000 tokens]"
+    store.append_thinking_level_change("high")
+    assert_fresh(store)
+    assert store.branch_context().thinking_level == "high"
+    store.append_model_change("openai", "gpt-4o")
+    assert_fresh(store)
+    assert store.branch_context().model == {"provider": "openai", "modelId": "gpt-4o"}
+
+
+def test_a_reload_after_the_file_is_replaced_is_seen(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    writer = SessionStore.create(path, cwd="/w")
+    writer.append_message(user("one"))
+    writer.close()
+    reader = SessionStore.open(path, read_only=True)
+    assert [m["content"][0]["text"] for m in reader.branch_context().messages] == ["one"]
+    replacement = tmp_path / "other.jsonl"
+    other = SessionStore.create(replacement, cwd="/w")
+    other.append_message(user("two"))
+    other.append_message(user("three"))
+    other.close()
+    replacement.replace(path)
+    assert reader.refresh().reloaded
+    assert_fresh(reader)
+    assert [m["content"][0]["text"] for m in reader.branch_context().messages] == ["two", "three"]
+    # And lines another writer appends to the followed file are picked up.
+    writer = SessionStore.open(path)
+    writer.append_message(user("four"))
+    writer.close()
+    assert reader.refresh().new_entries
+    assert_fresh(reader)
+    assert reader.branch_context().messages[-1]["content"][0]["text"] == "four"
+    reader.close()
+
+
+def test_a_reload_of_a_file_with_the_same_ids_is_seen(tmp_path: Path) -> None:
+    """Another program rewrote the file with the same entries but other text: the leaf id is the same."""
+    path = tmp_path / "s.jsonl"
+    writer = SessionStore.create(path, cwd="/w")
+    writer.append_message(user("before"))
+    writer.close()
+    reader = SessionStore.open(path, read_only=True)
+    leaf = reader.leaf_id
+    assert reader.branch_context().messages[-1]["content"][0]["text"] == "before"
+    rewritten = tmp_path / "rewritten.jsonl"
+    rewritten.write_bytes(path.read_bytes().replace(b'"before"', b'"after!"'))
+    rewritten.replace(path)
+    assert reader.refresh().reloaded
+    assert reader.leaf_id == leaf
+    assert_fresh(reader)
+    assert reader.branch_context().messages[-1]["content"][0]["text"] == "after!"
+    reader.close()
+
+
+def test_the_index_being_rebuilt_drops_the_kept_path(store: SessionStore) -> None:
+    """A failed fsync takes entries out (TreeIndex.reset): the kept path must not outlive them."""
+    store.branch_context()
+    entries = list(store.entries)
+    store.tree.reset(entries[:2])
+    store.leaf_id = entries[1]["id"]
+    assert_fresh(store)
+    assert len(store.branch_context().messages) == 2
+
+
+def _entry(entry_id: str, parent: str | None, text: str = "m") -> Entry:
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": user(text),
+    }
+
+
+def test_the_kept_path_follows_a_missing_parent_that_turns_up_and_a_replaced_entry() -> None:
+    tree = TreeIndex([_entry("b", "a"), _entry("c", "b")])
+    assert tree.path_ids("c") == ["b", "c"]  # "a" is missing: the walk stops at "b"
+    tree.add(_entry("a", None))
+    assert tree.path_ids("c") == ["a", "b", "c"]
+    replacement = _entry("b", "a", "replaced")
+    tree.add(replacement)  # a repeated id in a damaged file: the last line wins
+    assert tree.path("c")[1] is replacement
+    tree.add(_entry("d", "c"))
+    assert tree.path_ids("d") == ["a", "b", "c", "d"]
+    assert tree.path_ids("b") == ["a", "b"]
+
+
+def test_a_replaced_leaf_is_not_served_from_the_kept_path() -> None:
+    tree = TreeIndex([_entry("a", None), _entry("b", "a")])
+    assert tree.path_ids("b") == ["a", "b"]
+    replacement = _entry("b", "a", "replaced")
+    tree.add(replacement)  # no children: nothing else walks the path meanwhile
+    assert tree.path("b")[1] is replacement
+
+
+def test_a_child_that_closes_a_cycle_is_not_grown_onto_the_path() -> None:
+    # A damaged file whose two entries name each other as parents.
+    tree = TreeIndex([_entry("a", "b"), _entry("b", "a")])
+    assert tree.path_ids("b") == ["a", "b"]
+    assert tree.path_ids("a") == path_ids(tree.by_id, "a") == ["b", "a"]
+    tree.add(_entry("x", "b"))
+    assert tree.path_ids("x") == path_ids(tree.by_id, "x")
+
+
+def test_a_generated_session_gives_the_same_answers_kept_or_fresh(tmp_path: Path) -> None:
+    from bench.gen_session import generate
+
+    path = tmp_path / "gen.jsonl"
+    generate(path, entries=300, seed=3, cwd="/w")
+    store = SessionStore.open(path)
+    assert_fresh(store)
+    last = orjson.loads(path.read_bytes().splitlines()[-1])
+    assert store.leaf_id in (last.get("id"), (last.get("data") or {}).get("leafId"))
+    for entry in list(store.entries)[-40::7]:
+        if entry["id"] in store.tree and not store.tree.is_marker(entry["id"]):
+            store.branch(entry["id"])
+            assert_fresh(store)
+            store.append_message(user("branched"))
+            assert_fresh(store)
+    store.close()
