@@ -12,7 +12,9 @@ import orjson
 import pytest
 
 import tui.session.store as store_module
-from tui.session.context import context_from_path
+from tui.compaction.context_size import pruned_after
+from tui.compaction.engine import prunable
+from tui.session.context import context_from_path, path_prunes
 from tui.session.entries import PRUNE_CUSTOM_TYPE, Entry
 from tui.session.store import SessionStore
 from tui.session.tree import TreeIndex, path_ids
@@ -45,6 +47,13 @@ def assert_fresh(store: SessionStore) -> None:
     assert store.tree.path_ids(store.leaf_id) == [e["id"] for e in path]
     assert store.branch_context() == context_from_path(path)
     assert store.build_context() == context_from_path(path)
+    assert store.branch_prunes() == path_prunes(path)
+    # What the compaction check computes from the kept prunes is what it computes from the path.
+    assert prunable(path, store.branch_prunes().outputs) == prunable(path)
+    context = context_from_path(path)
+    for entry_id in context.entry_ids:
+        kept = pruned_after(path, context, entry_id, store.branch_prunes().indices)
+        assert kept == pruned_after(path, context, entry_id)
 
 
 @pytest.fixture
@@ -120,8 +129,11 @@ def test_a_prune_entry_and_settings_entries_are_applied(store: SessionStore) -> 
     store.append_message(user("next"))
     before = store.branch_context()
     assert before.messages[4]["content"][0]["text"] == "x" * 4000
+    assert store.branch_prunes().indices == ()
     store.append_custom(PRUNE_CUSTOM_TYPE, {"entries": {result["id"]: 1000}, "tokensSaved": 990})
     assert_fresh(store)
+    assert store.branch_prunes().indices == (6,)
+    assert store.branch_prunes().outputs == {result["id"]: 1000}
     assert store.branch_context().messages[4]["content"][0]["text"] == "[Output truncated - 1000 tokens]"
     store.append_thinking_level_change("high")
     assert_fresh(store)
@@ -242,3 +254,25 @@ def test_a_generated_session_gives_the_same_answers_kept_or_fresh(tmp_path: Path
             store.append_message(user("branched"))
             assert_fresh(store)
     store.close()
+
+
+def test_a_prune_after_the_last_usage_is_subtracted_with_the_kept_prunes(store: SessionStore) -> None:
+    result = store.append_message(tool_result("y" * 8000))
+    reply = store.append_message(
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}],
+            "provider": "openai",
+            "model": "gpt-4o-mini",
+            "usage": {"input": 3000, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3005},
+            "stopReason": "stop",
+            "timestamp": 2,
+        }
+    )
+    path, context = store.get_branch(), store.branch_context()
+    assert pruned_after(path, context, reply["id"], store.branch_prunes().indices) == 0
+    store.append_custom(PRUNE_CUSTOM_TYPE, {"entries": {result["id"]: 2000}, "tokensSaved": 1990})
+    assert_fresh(store)
+    path, context = store.get_branch(), store.branch_context()
+    saved = pruned_after(path, context, reply["id"], store.branch_prunes().indices)
+    assert saved == pruned_after(path, context, reply["id"]) > 0

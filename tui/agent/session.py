@@ -611,7 +611,7 @@ class AgentSession:
             tokens = reported + sum_tokens(messages[usage_index + 1 :])
         # omp tests the threshold against usage minus what the pruning saved.
         usage_id = context.entry_ids[usage_index] if 0 <= usage_index < len(messages) else None
-        tokens = max(0, tokens - pruned_after(path, context, usage_id))
+        tokens = max(0, tokens - pruned_after(path, context, usage_id, self.store.branch_prunes().indices))
         # keep-recent: pi's rule on these tokens; head-tail: Hermes's trigger on its own estimate.
         if not compaction_due(path, self.settings, window, tokens):
             return None

@@ -42,11 +42,23 @@ def path_context(path: Sequence[Entry]) -> PathContext:
     return PathContext(context, estimate)
 
 
-def pruned_after(path: Sequence[Entry], context: SessionContext, entry_id: str | None) -> int:
+def pruned_after(
+    path: Sequence[Entry],
+    context: SessionContext,
+    entry_id: str | None,
+    prune_indices: Sequence[int] | None = None,
+) -> int:
     """Tokens that prune entries after ``entry_id`` on ``path`` saved on tool results before it.
 
     A reply's usage measured those outputs whole; ``context`` (built from ``path``) holds them pruned.
+    ``prune_indices``: where the path's prune entries stand, when the caller knows (the store keeps
+    them): with none after ``entry_id`` the answer is 0 without a look at the rest of the path.
     """
+    if prune_indices is not None:
+        # Back from the leaf: the usage is the last reply's, mostly, and an id stands once on a path.
+        at_index = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("id") == entry_id), None)
+        if at_index is None or all(index < at_index for index in prune_indices):
+            return 0
     position = {entry.get("id"): i for i, entry in enumerate(path)}
     at = position.get(entry_id)
     if at is None:

@@ -22,7 +22,7 @@ nothing (the dry run and the preview stop there), :func:`commit_draft` appends e
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, Unpack
 
@@ -93,17 +93,17 @@ def _prune_fields(plan: PrunePlan) -> dict[str, Any]:
     return {"type": "custom", "customType": PRUNE_CUSTOM_TYPE, "data": prune_entry_data(plan)}
 
 
-def prunable(path: list[Entry]) -> PrunePlan:
+def prunable(path: list[Entry], already: Mapping[str, int] | None = None) -> PrunePlan:
     """The pruning omp would do now; none right after a compaction (the leaf must stay the compaction,
-    or "nothing to compact" would not hold)."""
+    or "nothing to compact" would not hold). ``already``: the path's pruned outputs, if known."""
     if not path or path[-1].get("type") == "compaction":
         return PrunePlan()
-    return plan_pruning(path)
+    return plan_pruning(path, already=already)
 
 
 def apply_pruning(store: SessionStore) -> PrunePlan:
     """omp's step before every compaction check: append the prune entry when pruning is worth it."""
-    prune = prunable(store.get_branch())
+    prune = prunable(store.get_branch(), store.branch_prunes().outputs)
     if prune:
         store.append(_prune_fields(prune))
     return prune

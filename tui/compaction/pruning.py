@@ -10,7 +10,7 @@ the model's context are considered: pruning one that a compaction already droppe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tui.compaction.tokens import estimate_tokens
@@ -41,7 +41,8 @@ def context_entries(path: Sequence[Entry]) -> list[Entry]:
     for index in range(len(path) - 1, -1, -1):
         if path[index].get("type") == "compaction":
             first_kept = path[index].get("firstKeptEntryId")
-            kept = next((i for i in range(index) if path[i].get("id") == first_kept), index)
+            # Back from the compaction: the kept entry is near it, and an id stands once on a path.
+            kept = next((i for i in range(index - 1, -1, -1) if path[i].get("id") == first_kept), index)
             return [*path[kept:index], *path[index + 1 :]]
     return list(path)
 
@@ -51,9 +52,13 @@ def plan_pruning(
     protect_tokens: int = PROTECT_TOKENS,
     minimum_savings: int = MINIMUM_SAVINGS,
     protected_tools: frozenset[str] = PROTECTED_TOOLS,
+    *,
+    already: Mapping[str, int] | None = None,
 ) -> PrunePlan:
-    """The pruning omp would do on this root→leaf path; an empty plan when it is not worth it."""
-    already = pruned_outputs(path)
+    """The pruning omp would do on this root→leaf path; an empty plan when it is not worth it.
+    ``already``: the path's :func:`pruned_outputs` when the caller has them (the store keeps them)."""
+    if already is None:
+        already = pruned_outputs(path)
     accumulated = 0
     candidates: dict[str, int] = {}
     savings = 0

@@ -86,13 +86,27 @@ def path_to(by_id: Mapping[str, Entry], leaf_id: str) -> list[Entry]:
 
 def pruned_outputs(path: Sequence[Entry]) -> dict[str, int]:
     """Tool-result entry ids pruned by kompakt prune entries on this path, with their original tokens."""
+    return path_prunes(path).outputs
+
+
+@dataclass(frozen=True)
+class PathPrunes:
+    """The prune entries on a path: what they prune (:func:`pruned_outputs`) and where they stand."""
+
+    outputs: dict[str, int] = field(default_factory=dict)  # read it, never change it (it may be kept)
+    indices: tuple[int, ...] = ()  # each prune entry's index on the path
+
+
+def path_prunes(path: Sequence[Entry]) -> PathPrunes:
     pruned: dict[str, int] = {}
-    for entry in path:
+    indices: list[int] = []
+    for index, entry in enumerate(path):
         if is_custom(entry, PRUNE_CUSTOM_TYPE):
+            indices.append(index)
             data = entry.get("data") or {}
             for entry_id, tokens in (data.get("entries") or {}).items():
                 pruned[entry_id] = int(tokens)
-    return pruned
+    return PathPrunes(pruned, tuple(indices))
 
 
 def pruned_tool_result(message: Message, tokens: int) -> Message:
@@ -150,8 +164,8 @@ def context_from_path(path: Sequence[Entry]) -> SessionContext:
     return context_and_pruned(path)[0]
 
 
-def context_and_pruned(path: Sequence[Entry]) -> tuple[SessionContext, dict[str, int]]:
-    """:func:`context_from_path`, and the pruned outputs it applied (:func:`pruned_outputs`)."""
+def context_and_pruned(path: Sequence[Entry]) -> tuple[SessionContext, PathPrunes]:
+    """:func:`context_from_path`, and the path's prune entries it applied (:func:`path_prunes`)."""
     ctx = SessionContext()
     compaction_index = -1
     reset_index = -1
@@ -162,16 +176,17 @@ def context_and_pruned(path: Sequence[Entry]) -> tuple[SessionContext, dict[str,
             compaction_index = index
         elif kind == RESET_BOUNDARY_TYPE:
             reset_index = index
-    pruned = pruned_outputs(path)
+    prunes = path_prunes(path)
+    pruned = prunes.outputs
 
     if reset_index > compaction_index:  # omp's /clear after the latest compaction (or without one)
         for entry in path[reset_index + 1 :]:
             _emit(ctx, entry, pruned)
-        return ctx, pruned
+        return ctx, prunes
     if compaction_index < 0:
         for entry in path:
             _emit(ctx, entry, pruned)
-        return ctx, pruned
+        return ctx, prunes
 
     compaction = path[compaction_index]
     ctx.messages.append(compaction_summary_message(compaction))
@@ -185,7 +200,7 @@ def context_and_pruned(path: Sequence[Entry]) -> tuple[SessionContext, dict[str,
             _emit(ctx, entry, pruned)
     for entry in path[compaction_index + 1 :]:
         _emit(ctx, entry, pruned)
-    return ctx, pruned
+    return ctx, prunes
 
 
 def extended_context(

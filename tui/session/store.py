@@ -29,6 +29,7 @@ import orjson
 
 from tui import fileio
 from tui.session.context import (
+    PathPrunes,
     SessionContext,
     build_session_context,
     context_and_pruned,
@@ -270,7 +271,7 @@ class SessionStore:
         self._durable: tuple[int, int, str | None, bool] = (0, 0, None, False)
         self._deferred = False
         # The active path's context: (index, path, context, pruned outputs), replaced whole (threads read it).
-        self._context_memo: tuple[TreeIndex, PathSnapshot, SessionContext, dict[str, int]] | None = None
+        self._context_memo: tuple[TreeIndex, PathSnapshot, SessionContext, PathPrunes] | None = None
 
     # --- announcing changes -----------------------------------------------------------------
     @property
@@ -670,33 +671,46 @@ class SessionStore:
         """``context_from_path(self.get_branch())``, kept for the path it was built from: the same path
         gives it again, and a path one entry longer gets that entry added (see
         :func:`~tui.session.context.extended_context`). Each call returns its own copy."""
-        tree = self.tree
-        snapshot = tree.path_snapshot(self.leaf_id)
-        if snapshot is None:
+        kept = self._branch_memo()
+        if kept is None:
             return context_from_path([])
-        memo = self._context_memo
-        built: SessionContext | None = None
-        if memo is not None and memo[0] is tree:
-            _, kept, context, pruned = memo
-            if kept is snapshot:
-                built = context
-            elif (
-                len(snapshot.ids) == len(kept.ids) + 1
-                and snapshot.ids[-2] == kept.leaf
-                and tree.is_current(kept)
-            ):
-                built = extended_context(context, pruned, snapshot.entries[-1])
-                if built is not None:
-                    self._context_memo = (tree, snapshot, built, pruned)
-        if built is None:
-            built, pruned = context_and_pruned(snapshot.entries)
-            self._context_memo = (tree, snapshot, built, pruned)
+        built = kept[2]
         return SessionContext(
             list(built.messages),
             built.thinking_level,
             None if built.model is None else dict(built.model),
             list(built.entry_ids),
         )
+
+    def branch_prunes(self) -> PathPrunes:
+        """``path_prunes(self.get_branch())``: the prune entries of the active path, kept with its context
+        (read-only)."""
+        kept = self._branch_memo()
+        return PathPrunes() if kept is None else kept[3]
+
+    def _branch_memo(self) -> tuple[TreeIndex, PathSnapshot, SessionContext, PathPrunes] | None:
+        tree = self.tree
+        snapshot = tree.path_snapshot(self.leaf_id)
+        if snapshot is None:
+            return None
+        memo = self._context_memo
+        if memo is not None and memo[0] is tree:
+            _, kept, context, prunes = memo
+            if kept is snapshot:
+                return memo
+            if (
+                len(snapshot.ids) == len(kept.ids) + 1
+                and snapshot.ids[-2] == kept.leaf
+                and tree.is_current(kept)
+                and (grown := extended_context(context, prunes.outputs, snapshot.entries[-1])) is not None
+            ):
+                memo = (tree, snapshot, grown, prunes)
+                self._context_memo = memo
+                return memo
+        built, prunes = context_and_pruned(snapshot.entries)
+        memo = (tree, snapshot, built, prunes)
+        self._context_memo = memo
+        return memo
 
     def label_of(self, entry_id: str) -> str | None:
         return self.tree.label(entry_id)
