@@ -47,7 +47,7 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
     settings = app.settings
     store.fsync_mode = settings.session.fsync
     store.index_tree()
-    gc_pause.freeze_loaded()  # the session's entries and tree index, for as long as it is open
+    gc_pause.freeze_loaded(len(store.entries))  # a big session's entries and tree index, while it is open
     hooks = HookRunner.from_settings(
         settings.hooks.modules,
         on_error=lambda error: screen.notify(str(error), title="Hook error", severity="warning"),
