@@ -121,13 +121,20 @@ def _binding_scope(binding_id: str) -> str:
 _BUTTON_ROW = "dialog.buttons"
 
 
-def _live_together(first: str, second: str) -> bool:
+# The main screen's panes: a priority key of the main screen (an F-key) wins over theirs (tui/actions.py).
+_MAIN_PANES = frozenset({"chat", "prompt", "timeline", "tree"})
+
+
+def _live_together(first: str, second: str, priority: frozenset[str] = frozenset()) -> bool:
     """Whether two bindings are in force at once on the same level, so that one key cannot serve both:
-    the same screen or pane, or the app's (on every screen). A pane's key over a main-screen one is
-    Textual's layering, which the defaults use too (Esc cancels in the timeline and on the screen)."""
+    the same screen or pane, or the app's (on every screen), or a ``priority`` main-screen binding and a
+    pane's (the priority one always wins). Otherwise a pane's key over a main-screen one is Textual's
+    layering, which the defaults use too (Esc cancels in the timeline and on the screen)."""
     scopes = {_binding_scope(first), _binding_scope(second)}
     if _BUTTON_ROW in scopes:
         return all(scope.startswith("dialog.") or scope in ("settings.discard", "app") for scope in scopes)
+    if {first, second} & priority and "main" in scopes and scopes - {"main"} <= _MAIN_PANES:
+        return True
     return len(scopes) == 1 or "app" in scopes
 
 
@@ -142,6 +149,7 @@ def keymap_clashes(keymap: dict[str, str]) -> list[str]:
     from tui.actions import ACTIONS
 
     defaults = {action.binding_id: action.key for action in ACTIONS if action.binding_id and action.key}
+    priority = frozenset(action.binding_id for action in ACTIONS if action.binding_id and action.priority)
     taken: dict[str, list[str]] = {}
     for binding_id, keys in {**defaults, **keymap}.items():
         for key in dict.fromkeys(_key_identity(key) for key in keys.split(",")):
@@ -151,7 +159,7 @@ def keymap_clashes(keymap: dict[str, str]) -> list[str]:
         for index, first in enumerate(ids):
             for second in ids[index + 1 :]:
                 unmoved = [b for b in (first, second) if b not in keymap]  # at most one: a default key
-                if len(unmoved) < 2 and _live_together(first, second):
+                if len(unmoved) < 2 and _live_together(first, second, priority):
                     note = f" ({unmoved[0]} by default)" if unmoved else ""
                     moved, other = (second, first) if unmoved == [first] else (first, second)
                     clashes.append(f"{moved} and {other} both take the key {key!r}{note}")
