@@ -100,6 +100,18 @@ def test_a_status_bar_notes_a_change_of_source_only_within_one_context() -> None
     assert "measured now, was ≈4.0k" in status_text(bar)
 
 
+def test_a_session_switch_forgets_the_old_sessions_figures() -> None:
+    """Review (session 18): a long session's figures are counted on a worker; until then the old session's
+    stayed, and the new count was compared with them (no compaction in either: the same 'context')."""
+    bar = StatusBar()
+    bar.show_context(50_000, 128_000, True, None)
+    bar.cost = 1.25
+    bar.forget_figures()
+    assert bar.context_tokens is None and bar.cost == 0.0
+    bar.show_context(80_000, 128_000, False, None)  # the other session's measured figure
+    assert bar.replaced_figure is None
+
+
 def test_a_status_bar_notes_a_measured_figure_giving_way_to_an_estimate() -> None:
     bar = StatusBar()
     bar.show_context(95_200, 128_000, False, "c1")

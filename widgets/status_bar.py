@@ -95,6 +95,13 @@ When the figure moves because its source changed, the bar says "measured now, wa
         else:
             self._figures.request(count)
 
+    def forget_figures(self) -> None:
+        """Another session: its figures are not the old one's (nor compared with them) until counted."""
+        self._figures.cancel()
+        self.show_context(None, 0, False)
+        self.window_model = ""
+        self.cost = 0.0
+
     def _show_figures(self, figures: SessionFigures) -> None:
         self.show_context(figures.tokens, figures.window, figures.estimated, figures.compaction_id)
         self.window_model = figures.window_model

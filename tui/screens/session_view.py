@@ -60,6 +60,7 @@ async def attach_agent(screen: MainScreen, notices: list[str], *, startup: bool)
     screen.queued_prompts.clear()
     screen.queued_name = None
     screen.pending_edit = None  # Ctrl+E's move was in the session left
+    screen.status.forget_figures()  # a long session's are counted on a worker: not the old ones meanwhile
     screen.events = AgentEventView(screen, store, screen.chat, screen.timeline, screen.status)
     agent.subscribe(lambda event: screen.post_message(AgentEventMessage(event)))
     show_timeline(screen, settings.ui.show_timeline)
