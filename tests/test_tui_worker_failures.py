@@ -102,5 +102,7 @@ async def test_a_failed_timeline_build_is_reported_and_the_building_line_goes(
             released.set()
         _title, text, severity = await _notice(pilot, app, "Building the timeline failed")
         assert severity == "error" and "RuntimeError: boom in the worker" in text
-        await until(pilot, lambda: timeline_module.BUILDING_TEXT not in rendered_text(app))
+        # Not "Loading the session…" for good (review, session 18): the failure is said where the bar goes.
+        await until(pilot, lambda: timeline_module.FAILED_TEXT in rendered_text(app))
+        assert timeline_module.FAILED_TEXT in rendered_text(app)
         assert not app.main.timeline.building and timeline_module.BUILDING_TEXT not in rendered_text(app)

@@ -99,6 +99,7 @@ BUILD_WORKER_ENTRIES = 2_000
 # A rebuild still running after this long says so beside the last timeline (a quicker one would flicker).
 BUILDING_NOTE_DELAY = 0.3
 BUILDING_TEXT = "Building the timeline…"
+FAILED_TEXT = "The timeline could not be built (the error was shown)"
 PAST_ROWS = 8
 # The panel leaves the chat and the prompt this many rows of the screen; past that it drops detail.
 SCREEN_ROWS_KEPT = 10
@@ -470,8 +471,9 @@ size of each region in the legend, and everything the what-if predicts.
         self._typing_away = False  # a key went to the prompt: the rest of the burst goes there too
         # A long path is built on a worker thread; the last request, for the panel's figures later.
         self._builder: LatestOnly[BuiltTimeline] = LatestOnly(
-            self, "timeline-build", self._show_built, failed=self._redraw
+            self, "timeline-build", self._show_built, failed=self._build_failed
         )
+        self._failed = False  # the latest build raised (the screen reported it): said instead of a bar
         self._building_since = 0.0
         self._long_path = False  # the path shown is built (and its figures computed) off the event loop
         self._last_request: tuple[PathSource, dict[str, Any]] | None = None
@@ -550,8 +552,13 @@ size of each region in the legend, and everything the what-if predicts.
         """A long path's timeline is being built on a worker thread (the one drawn is older, or none)."""
         return self._builder.busy
 
+    def _build_failed(self) -> None:
+        self._failed = True
+        self._redraw()
+
     def _show_built(self, built: BuiltTimeline) -> None:
         """Draw a build (at once, or from the worker); a what-if changed meanwhile is planned again."""
+        self._failed = False
         self._long_path = len(built.path) > BUILD_WORKER_ENTRIES
         self._path, self._timeline, self._layout = built.path, built.timeline, built.layout
         self._entries = None
@@ -962,7 +969,7 @@ size of each region in the legend, and everything the what-if predicts.
         timeline = self._timeline
         if timeline is None:
             # Filled once the session is open; on a big one that is a while after the first frame.
-            text = BUILDING_TEXT if self.building else "Loading the session…"
+            text = BUILDING_TEXT if self.building else FAILED_TEXT if self._failed else "Loading the session…"
             empty = _text_strip([(text, self._style("muted"))], width, base)
             self._row_targets, self._layout = [], None
             return [Strip.blank(width, base), empty, Strip.blank(width, base)]
