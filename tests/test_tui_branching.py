@@ -88,3 +88,28 @@ async def test_slash_export_html_and_md_write_the_named_file(tmp_path, monkeypat
         await submit(pilot, f"/export md {target}")
         await wait_until(pilot, lambda: target.exists(), "the markdown export")
         assert not any("Usage" in note[1] for note in app.notes)
+
+
+async def test_export_jsonl_writes_on_a_thread_not_on_the_event_loop(tmp_path, monkeypatch):
+    """Review (session 18): /export jsonl wrote the branch (tens of MB for a long one) on the event loop."""
+    import threading
+
+    import tui.session.branching as branching
+
+    threads: list[str] = []
+    real = branching.export_branch_jsonl
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(branching, "export_branch_jsonl", recording)
+    source, ids = branched_session(tmp_path)
+    app = offline_app_on(tmp_path, monkeypatch, source)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        await ready(pilot, app)
+        await submit(pilot, "/export jsonl branch.jsonl")
+        await wait_until(pilot, lambda: any(n[0] == "Exported" for n in app.notes), "the export")
+        assert threads and threading.main_thread().name not in threads
+        with SessionStore.open(tmp_path / "branch.jsonl", read_only=True) as exported:
+            assert [e["id"] for e in exported.entries] == [ids["u1"], ids["a1"], ids["u3"], ids["a3"]]

@@ -9,6 +9,7 @@ user message; Esc, before anything else moves it, moves it back (:func:`undo_edi
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -167,12 +168,18 @@ def export_jsonl(screen: MainScreen, target: str | None) -> None:
     # Where kompakt started (as pi's /export), also for a relative FILE.
     name = target or default_jsonl_export_path(agent.store.path).name
     out = screen.app.launch.cwd / Path(name).expanduser()
-    try:
-        path = export_branch_jsonl(agent.store, out, agent.store.leaf_id)
-    except OSError as exc:
-        screen.notify(f"Cannot write the export: {exc}", title="Export failed", severity="error")
-        return
-    screen.notify(f"Wrote {path}", title="Exported")
+    store, leaf = agent.store, agent.store.leaf_id
+
+    async def write() -> None:
+        # A long branch is tens of MB: written on a thread, from a snapshot (the agent may append meanwhile).
+        try:
+            path = await asyncio.to_thread(lambda: export_branch_jsonl(store.snapshot(), out, leaf))
+        except OSError as exc:
+            screen.notify(f"Cannot write the export: {exc}", title="Export failed", severity="error")
+            return
+        screen.notify(f"Wrote {path}", title="Exported")
+
+    screen.run_worker(write(), group="export", exit_on_error=False)
 
 
 @dataclass(frozen=True)
