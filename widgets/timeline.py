@@ -669,16 +669,25 @@ size of each region in the legend, and everything the what-if predicts.
         after = timeline.path_length - (timeline.compaction_index or 0)
         if after > WORKER_ENTRIES:
             # Keep the last drawn ghost until the worker's plan arrives.
-            self._plan_in_thread(timeline, keep, reserve, self._what_if_strategy, self._what_if_generation)
+            self._plan_in_thread(
+                timeline, self._path, keep, reserve, self._what_if_strategy, self._what_if_generation
+            )
         else:
             self._timeline = timeline.with_what_if(self._path, keep, reserve, self._what_if_strategy)
             self._redraw()
 
     @work(thread=True, exclusive=True, group="timeline-what-if", exit_on_error=False)
     def _plan_in_thread(
-        self, timeline: Timeline, keep: int, reserve: int, strategy: str | None, generation: int
+        self,
+        timeline: Timeline,
+        path: Sequence[Entry],
+        keep: int,
+        reserve: int,
+        strategy: str | None,
+        generation: int,
     ) -> None:
-        planned = timeline.with_what_if(self._path, keep, reserve, strategy)
+        # The path comes with the timeline: a build landing meanwhile replaces the widget's own.
+        planned = timeline.with_what_if(path, keep, reserve, strategy)
         self.app.call_from_thread(self._planned, planned, generation)
 
     def _planned(self, timeline: Timeline, generation: int) -> None:
