@@ -276,3 +276,15 @@ def test_a_prune_after_the_last_usage_is_subtracted_with_the_kept_prunes(store: 
     path, context = store.get_branch(), store.branch_context()
     saved = pruned_after(path, context, reply["id"], store.branch_prunes().indices)
     assert saved == pruned_after(path, context, reply["id"]) > 0
+
+
+def test_the_compactions_token_count_uses_the_kept_context_only_for_the_active_path(
+    store: SessionStore, builds: list[int]
+) -> None:
+    from tui.compaction.engine import _branch_tokens, _context_tokens
+
+    path = store.get_branch()
+    assert _branch_tokens(store, path) == _context_tokens(path)
+    assert builds == [4]  # the store's context, kept for the next look
+    store.append_message(user("x" * 400))  # the path that was read is no longer the active one
+    assert _branch_tokens(store, path) == _context_tokens(path) < _context_tokens(store.get_branch())

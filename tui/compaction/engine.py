@@ -113,6 +113,13 @@ def _context_tokens(path: list[Entry]) -> int:
     return sum_tokens(context_from_path(path).messages)
 
 
+def _branch_tokens(store: SessionStore, path: list[Entry]) -> int:
+    """:func:`_context_tokens` of ``path``, from the store's kept context while it is still the active path."""
+    if store.get_branch() == path:  # the same entries: compared by identity first, no deep look
+        return sum_tokens(store.branch_context().messages)
+    return _context_tokens(path)
+
+
 async def _emit(hooks: HookRunner | None, event: str, payload: dict[str, Any]) -> dict[str, Any]:
     if hooks is None:
         return {}
@@ -158,12 +165,18 @@ class PreparedCompaction:
 
 
 def prepare_session_compaction(
-    path: list[Entry], settings: Settings, context_window: int, *, prune: bool = True
+    path: list[Entry],
+    settings: Settings,
+    context_window: int,
+    *,
+    prune: bool = True,
+    already: Mapping[str, int] | None = None,
 ) -> PreparedCompaction:
     """What a compaction of ``path`` would do with these settings: ``kompakt compact`` and the TUI run
     it, ``kompakt plan`` shows it, so the two cannot pick different cut points. ``prune=False`` plans
-    the path as stored (``kompakt plan --no-prune``, to compare with pi, which has no pruning)."""
-    pruning = prunable(path) if prune else PrunePlan()
+    the path as stored (``kompakt plan --no-prune``, to compare with pi, which has no pruning).
+    ``already``: the path's pruned outputs when the caller has them (the store keeps them)."""
+    pruning = prunable(path, already) if prune else PrunePlan()
     planned_path = [*path, _prune_fields(pruning)] if pruning else path
     return PreparedCompaction(
         pruning, planned_path, plan_for_strategy(planned_path, settings, context_window)
@@ -343,7 +356,9 @@ async def draft_compaction(
     path = store.get_branch()
 
     progress("pruning")
-    prepared = prepare_session_compaction(path, settings, context_window)
+    prepared = prepare_session_compaction(
+        path, settings, context_window, already=store.branch_prunes().outputs
+    )
     prune, planned_path, plan = prepared.prune, prepared.planned_path, prepared.plan
     head_tail = isinstance(plan, HeadTailPlan)
     if isinstance(plan, PlanSkip):
@@ -451,7 +466,7 @@ async def draft_compaction(
         no_progress = not made_progress(count_before, count_after, estimate_before, estimate_after)
         strategy_details["estimatedTokensAfter"] = estimate_after
     else:
-        estimate_before = _context_tokens(path)
+        estimate_before = _branch_tokens(store, path)
         estimate_after = tokens_after
         no_progress = not saved_enough(estimate_before, tokens_after)  # more than 5 % (Hermes §4.1)
     message = None
