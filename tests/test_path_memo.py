@@ -288,3 +288,30 @@ def test_the_compactions_token_count_uses_the_kept_context_only_for_the_active_p
     assert builds == [4]  # the store's context, kept for the next look
     store.append_message(user("x" * 400))  # the path that was read is no longer the active one
     assert _branch_tokens(store, path) == _context_tokens(path) < _context_tokens(store.get_branch())
+
+
+def test_a_reader_thread_and_appends_on_the_loop_leave_the_kept_answers_right(store: SessionStore) -> None:
+    import threading
+
+    seen: list[list[str | None]] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            seen.append(store.branch_context().entry_ids)
+            store.tree.path(store.leaf_id)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for i in range(120):
+            store.append_message(user(f"a{i}"))
+            if i % 40 == 25:
+                store.branch(store.get_branch()[-3]["id"])
+    finally:
+        done.set()
+        reader.join(timeout=60)
+    assert_fresh(store)
+    assert seen
+    for ids in seen:  # each answer was the context of a path the store had: its ids are on a path
+        assert ids == [e["id"] for e in store.tree.path(ids[-1])] if ids else True
