@@ -237,6 +237,30 @@ async def test_backspace_or_delete_at_a_paste_chip_removes_it_whole() -> None:
         assert app.sent == [f"x {one} y {two}"]
 
 
+async def test_a_cut_paste_chip_is_not_sent() -> None:
+    """Review (session 18): a chip cut other than by Backspace or Delete at its edge (typing inside it, a
+    selection over part of it, Ctrl+K) was sent as literal text and its paste was lost."""
+    pasted = "p" * 150_000
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        prompt = app.prompt
+        prompt.post_message(events.Paste(pasted))
+        await until(pilot, lambda: prompt.text == "[pasted 150 KB #1]")
+        prompt.move_cursor((0, 5))
+        await type_text(pilot, "x")
+        await until(pilot, lambda: "x" in prompt.text)
+        cut = prompt.text
+        assert "x" in cut and cut.startswith("[pas") and cut.endswith("ed 150 KB #1]")
+        await pilot.press("enter")
+        await until(pilot, lambda: any("was cut" in n.message for n in app._notifications))
+        assert app.sent == [] and prompt.text == cut  # kept, nothing sent
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: prompt.text == "[pasted 150 KB #1]")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(app.sent) == 1)
+        assert app.sent == [pasted]
+
+
 async def test_garbage_paste_loses_control_characters() -> None:
     app = PromptHost()
     async with app.run_test() as pilot:

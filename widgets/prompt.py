@@ -136,6 +136,13 @@ class PromptInput(OrderedTextArea):
         if self.completions and self.text.strip() not in {c.name for c in self.completions}:
             self.action_complete()
             return
+        if cut := self._cut_chips():
+            # Sent, a cut chip would be literal text and its paste lost (Ctrl+Z gives the chip back whole).
+            self.notify(
+                f"The paste chip {cut[0]} was cut: undo (Ctrl+Z) or delete it whole before sending.",
+                severity="warning",
+            )
+            return
         text = self.submit_text
         if not text.strip():
             return
@@ -148,6 +155,15 @@ class PromptInput(OrderedTextArea):
         self._paste_count = 0
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def _cut_chips(self) -> list[str]:
+        """The chips no longer whole in the text of which a part is left (a selection, Ctrl+K, typing inside)."""
+        rest = self.text
+        for chip in self._pastes:  # the whole chips out first: they share their start ("[pasted 1…")
+            rest = rest.replace(chip, "\0")
+        return [
+            chip for chip in self._pastes if chip[: len(chip) // 2] in rest or chip[len(chip) // 2 :] in rest
+        ]
 
     def action_newline(self) -> None:
         self.insert("\n")
