@@ -201,16 +201,22 @@ async def test_esc_cancels_a_bang_command_and_what_was_typed_meanwhile_goes_back
         ]
 
 
+async def reply_hanging(pilot, app):
+    """The app ready, a message sent, and the reply's first words on screen (the server holds the rest)."""
+    screen = await ready(pilot, app)
+    page = MainPage(pilot)
+    await page.send("tell me a long story")
+    await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+    return screen, page
+
+
 async def test_esc_during_a_reply_puts_the_queued_messages_back_before_the_draft(
     tmp_path, monkeypatch, fake_openai
 ) -> None:
     fake_openai.queue(Reply.hang(text="partial words so far"))
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
-        screen = await ready(pilot, app)
-        page = MainPage(pilot)
-        await page.send("tell me a long story")
-        await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+        screen, page = await reply_hanging(pilot, app)
         await page.send("first queued")
         await page.send("second queued")
         screen.prompt.insert("a draft")
@@ -230,10 +236,7 @@ async def test_a_session_switch_during_a_reply_puts_the_queued_message_back_into
     fake_openai.queue(Reply.hang(text="partial words so far"))
     app = loopback_app(tmp_path, monkeypatch, fake_openai)
     async with app.run_test(size=SIZE, notifications=False) as pilot:
-        screen = await ready(pilot, app)
-        page = MainPage(pilot)
-        await page.send("tell me a long story")
-        await wait_until(pilot, lambda: "partial words so far" in screen_text(app), "the partial reply")
+        screen, page = await reply_hanging(pilot, app)
         old = screen.agent.store
         await page.send("queued for later")
         await page.send("/new")
