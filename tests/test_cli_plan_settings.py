@@ -216,3 +216,19 @@ def test_session_settings_sit_between_the_files_and_the_flags(
     assert compacted["firstKeptEntryId"] == plan["firstKeptEntryId"]
     compacted = _json(capsys, "compact", str(_copy(path, "b.jsonl")), "--keep-recent-tokens", "1500")
     assert compacted["firstKeptEntryId"] == flagged["firstKeptEntryId"]
+
+
+@pytest.mark.parametrize("command", ["plan", "compact"])
+def test_help_names_each_flags_default_from_the_settings_model(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui.config.model import CompactionSettings
+
+    defaults = CompactionSettings()
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"compaction.keepRecentTokens, {defaults.keep_recent_tokens} if no layer sets it" in text
+    assert f"compaction.reserveTokens, {defaults.reserve_tokens} if no layer sets it" in text
+    assert f"compaction.strategy, {defaults.strategy} if no layer sets it" in text
+    assert "<default>" not in text

@@ -92,3 +92,15 @@ def test_tree_text_is_what_rich_would_print(sessions: list[Path], width: int, mo
         )
         assert ours.returncode == 0, ours.stderr
         assert ours.stdout == rich_oracle(path, env), (path.name, width, mode)
+
+
+def test_tree_does_not_load_the_settings_model(sessions: list[Path]) -> None:
+    """``kompakt tree`` needs no settings: building the parser no longer imports pydantic-settings (~0.5 s)."""
+    code = f"""
+import sys
+from tui.cli import main
+main(["tree", {str(sessions[0])!r}])
+print("LOADED", sorted(m for m in ("pydantic_settings", "tui.config.model") if m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "LOADED []"

@@ -179,10 +179,11 @@ def cmd_tree(args: argparse.Namespace) -> int:
     console = _console()
     # A deep tree's prefix is wider than any terminal: its left end is elided, so each row costs the
     # terminal's width and not the tree's depth.
-    prefix_columns = max(8, console.width - TEXT_COLUMNS)
+    width = console.width  # asks the terminal each time it is read
+    prefix_columns = max(8, width - TEXT_COLUMNS)
     paint = _painter(console)
-    out = [_tree_line(paint, console.width, row, row.shown_prefix(prefix_columns)) for row in rows]
-    out.append(_crop_pieces(paint, console.width, [(f"({len(rows)} rows)", "bright_black")]))
+    out = [_tree_line(paint, width, row, row.shown_prefix(prefix_columns)) for row in rows]
+    out.append(_crop_pieces(paint, width, [(f"({len(rows)} rows)", "bright_black")]))
     # Written at once, styled as rich would: rich's per-row Text and print took most of the command's time.
     console.file.write("\n".join(out) + "\n")
     console.file.flush()
@@ -950,34 +951,56 @@ def _tokens(least: int) -> Callable[[str], int]:
     return parse
 
 
+class _SettingDefaultsFormatter(argparse.HelpFormatter):
+    """Fills in each compaction flag's default from the settings model, only when help is printed.
+
+    Importing the settings model (pydantic-settings) costs about half a second, which every command
+    paid at start-up just to build help text that is rarely shown (``kompakt tree`` and the rest).
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        field = getattr(action, "setting_field", None)
+        if text is None or field is None:
+            return text
+        from tui.config.model import CompactionSettings
+
+        return text.replace(DEFAULT_SLOT, str(getattr(CompactionSettings(), field)))
+
+
+DEFAULT_SLOT = "<default>"  # replaced by the setting's default when the help is printed
+
+
 def _setting_help(text: str, key: str, default: object) -> str:
     return f"{text} (default: the setting {key}, {default} if no layer sets it)"
 
 
+def _add_setting_flag(
+    command: argparse.ArgumentParser, flag: str, field: str, text: str, key: str, **kw: Any
+) -> None:
+    action = command.add_argument(flag, help=_setting_help(text, key, DEFAULT_SLOT), **kw)
+    action.setting_field = field  # type: ignore[attr-defined]  # read by _SettingDefaultsFormatter
+
+
 def _add_compaction_flags(command: argparse.ArgumentParser) -> None:
     """The [compaction] overrides plan and compact share: the same flags pick the same cut."""
-    from tui.config.model import CompactionSettings
-
-    defaults = CompactionSettings()
-    command.add_argument(
+    _add_setting_flag(
+        command,
         "--keep-recent-tokens",
+        "keep_recent_tokens",
+        "tokens of recent messages kept verbatim",
+        "compaction.keepRecentTokens",
         type=_tokens(0),
         metavar="N",
-        help=_setting_help(
-            "tokens of recent messages kept verbatim",
-            "compaction.keepRecentTokens",
-            defaults.keep_recent_tokens,
-        ),
     )
-    command.add_argument(
+    _add_setting_flag(
+        command,
         "--reserve-tokens",
+        "reserve_tokens",
+        "tokens kept free for the reply; the threshold is the window minus this",
+        "compaction.reserveTokens",
         type=_tokens(0),
         metavar="N",
-        help=_setting_help(
-            "tokens kept free for the reply; the threshold is the window minus this",
-            "compaction.reserveTokens",
-            defaults.reserve_tokens,
-        ),
     )
     command.add_argument(
         "--calibrate",
@@ -988,10 +1011,13 @@ def _add_compaction_flags(command: argparse.ArgumentParser) -> None:
             "on",
         ),
     )
-    command.add_argument(
+    _add_setting_flag(
+        command,
         "--strategy",
+        "strategy",
+        "the planner",
+        "compaction.strategy",
         choices=["keep-recent", "head-tail"],
-        help=_setting_help("the planner", "compaction.strategy", defaults.strategy),
     )
     command.add_argument(
         "--model",
@@ -1084,6 +1110,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = sub.add_parser(
         "plan",
+        formatter_class=_SettingDefaultsFormatter,
         help="show where compaction would cut, without running it",
         description="Show what `kompakt compact` would do now: the same settings, model, pruning and planner. "
         "Settings come from the defaults, the user file (~/.config/kompakt/settings.toml or $KOMPAKT_CONFIG_DIR), "
@@ -1165,6 +1192,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     compact = sub.add_parser(
         "compact",
+        formatter_class=_SettingDefaultsFormatter,
         help="compact the session now (appends a compaction entry)",
         description="Compact the session file now, as /compact in the TUI. The flags override one setting "
         "each for this run, exactly as for `kompakt plan`.",
