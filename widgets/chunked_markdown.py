@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from textual import events
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
@@ -73,16 +74,22 @@ def _seal_points(text: str, parser: MarkdownIt | None = None) -> Iterator[int]:
     table or block quote: whatever follows starts a new block and cannot reach back into those, so
     the cut holds for any text that streams in later.
     """
+    for _line, offset in _cuts(text, (parser or no_html_parser()).parse(text)):
+        yield offset
+
+
+def _cuts(text: str, tokens: Iterable[Token]) -> Iterator[tuple[int, int]]:
+    """The seal points of ``text`` (see :func:`_seal_points`) from its parsed ``tokens``: (line, offset) pairs."""
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
-    for token in (parser or no_html_parser()).parse(text):
+    for token in tokens:
         if token.level != 0 or token.map is None or token.type not in _CLOSED_BY_BLANK:
             continue
         end = token.map[1]
         if end < len(lines) and _blank(lines[end]):
-            yield offsets[end + 1]
+            yield end + 1, offsets[end + 1]
 
 
 def seal_point(text: str, earliest: int, parser: MarkdownIt | None = None) -> int | None:
@@ -120,12 +127,49 @@ class _Chunk(ChatMarkdown):
         super().__init__(markdown)
         self.gap_above = gap_above
         self._fitted: MarkdownBlock | None = None
+        # Where the text stops changing: the last seal point rendered (offset, line, blocks before it).
+        self._settled = (0, 0, 0)
 
     def update(self, markdown: str) -> AwaitComplete:
+        self._settled = (0, 0, 0)  # only ever the first text of a chunk, before any append
         return self._then_fit(super().update(markdown))
 
     def append(self, markdown: str) -> AwaitComplete:
-        return self._then_fit(super().append(markdown))
+        # Markdown.append parses again from the start of the last block, which is not always where the
+        # text can be cut: "1. a\n\n2" then ". b" made a second list of "2. b" (and a lost stop of the
+        # stream could leave the tail of an indented code block out). Parse again from the last seal point.
+        self._markdown = self.source + markdown
+        return self._then_fit(AwaitComplete(self._render_unsettled()))
+
+    async def _render_unsettled(self) -> None:
+        """Render again the text after the last seal point; the blocks before it cannot change."""
+        async with self.lock:
+            text = self._markdown  # all that was appended by now, later appends too
+            offset, line, kept = self._settled
+            rest = text[offset:]
+            tokens = no_html_parser().parse(rest)
+            new = list(self._parse_markdown(tokens))
+            for block in new:
+                start, end = block.source_range
+                block.source_range = (start + line, end + line)
+            cuts = list(_cuts(rest, tokens))
+            old = list(_blocks(self))[kept:]
+            with self.app.batch_update():
+                if old[1:]:
+                    await self.remove_children(old[1:])
+                if old and new:
+                    # The open block (a paragraph, fence or table being written) is updated in place.
+                    old[0].source_range = new[0].source_range
+                    await old[0]._update_from_block(new.pop(0))
+                elif old:
+                    await old[0].remove()
+                if new:
+                    await self.mount_all(new)
+            if cuts:
+                cut_line, cut_offset = cuts[-1]
+                before = sum(1 for block in _blocks(self) if block.source_range[0] < line + cut_line)
+                self._settled = (offset + cut_offset, line + cut_line, before)
+            self._table_of_contents = None
 
     def _then_fit(self, change: AwaitComplete) -> AwaitComplete:
         if not self.gap_above:
