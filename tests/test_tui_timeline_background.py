@@ -20,6 +20,7 @@ import pytest
 
 import tui.agent.session as agent_session
 import tui.compaction.timeline as timeline_model
+import widgets.timeline as timeline_widget
 from bench.gen_session import generate
 from tests.app_e2e_helpers import isolated_home, make_app, ready, settings_toml
 from tests.pages import HANG_GUARD_S, rendered_text, until, wait_until
@@ -141,3 +142,30 @@ async def test_a_short_session_draws_its_timeline_in_the_frame_that_asks(
         timeline = screen.timeline.timeline
         assert timeline is not before and not screen.timeline.building  # no building state, no flicker
         assert timeline is not None and timeline.path_length == len(screen.agent.store.get_branch())
+
+
+async def test_opening_a_long_paths_panel_mid_reply_keeps_the_streamed_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, big_session: Path
+) -> None:
+    """The panel's figures come from a build of the same path: the reply still streaming stays on the bar."""
+    monkeypatch.setattr(timeline_widget, "BUILD_WORKER_ENTRIES", 1_000)  # the session's path is longer
+    app = _app(tmp_path, monkeypatch, big_session)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        screen = await ready(pilot, app)
+        timeline = screen.timeline
+        await until(pilot, lambda: timeline.timeline is not None and not timeline.building)
+        timeline.set_streaming_tokens(5_000)
+        await until(pilot, lambda: "+5k streaming" in rendered_text(app))
+        assert "+5k streaming" in rendered_text(app)
+        build = Held(timeline_model.build_timeline)
+        monkeypatch.setattr(timeline_model, "build_timeline", build)
+        try:
+            timeline.expanded = True  # a long path's panel asks a build for its chart and breakdown
+            await wait_until(pilot, build.entered.is_set, "the figures build")
+        finally:
+            build.release()
+        await until(pilot, lambda: not timeline.building and build.done.is_set())
+        await until(pilot, lambda: timeline._samples is not None)
+        assert timeline._samples is not None  # the figures came
+        await until(pilot, lambda: "+5k streaming" in rendered_text(app))
+        assert "+5k streaming" in rendered_text(app)  # before the fix the tail was dropped with them

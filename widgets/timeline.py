@@ -450,6 +450,8 @@ size of each region in the legend, and everything the what-if predicts.
         self._head_tail: HeadTailConfig | None = None
         self._what_if_generation = 0
         self._streaming_tokens = 0
+        # The build in flight only brings the open panel's figures (the path has not changed).
+        self._figures_only = False
         self._compacting: tuple[str, float] | None = None
         self._spinner: Timer | None = None
         self._lines: tuple[int, list[Strip]] | None = None  # (width, rows) as last built
@@ -534,6 +536,7 @@ size of each region in the legend, and everything the what-if predicts.
             "head_tail": self._head_tail,
         }
         self._last_request = (path_entries, options)
+        self._figures_only = False
         if size <= BUILD_WORKER_ENTRIES:
             self._builder.cancel()  # a long path's build still running is not shown
             self._long_path = False
@@ -563,7 +566,9 @@ size of each region in the legend, and everything the what-if predicts.
         self._path, self._timeline, self._layout = built.path, built.timeline, built.layout
         self._entries = None
         self._samples, self._breakdown = built.samples, built.breakdown
-        self._streaming_tokens = 0
+        if not self._figures_only:  # a reply streaming now is still streaming after a figures build
+            self._streaming_tokens = 0
+        self._figures_only = False
         self._what_if_generation += 1  # a plan for the timeline drawn before is stale
         if built.what_if != (self._what_if, self._what_if_strategy):
             self._replan()  # a key nudged the what-if while it was built
@@ -577,6 +582,7 @@ size of each region in the legend, and everything the what-if predicts.
             path, options = self._last_request
             source, width = self.breakdown_source, self.content_size.width
             options = {**options, "what_if": self._what_if, "what_if_strategy": self._what_if_strategy}
+            self._figures_only = True
             self._builder.request(lambda: build(path, options, source, figures=True, width=width))
 
     @property
