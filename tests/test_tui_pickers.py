@@ -321,3 +321,30 @@ async def test_session_picker_keeps_size_and_directory_on_screen(tmp_path, monke
         assert line.index(size) < line.index("session-store")
         await pilot.resize_terminal(width + 40, 24)
         await until(pilot, lambda: "services/session-store" in row_line())
+
+
+async def test_session_picker_fits_rows_listed_before_the_table_is_laid_out(tmp_path, monkeypatch):
+    """D21, a CI flake: when the listing lands before the table has a width, the rows are cut again once
+    it has one, so Size and Directory still show (they were cut for the app's 80 cells in a 72-cell table)."""
+    kompakt_home = tmp_path / "kompakt"
+    monkeypatch.setenv("KOMPAKT_HOME", str(kompakt_home))
+    monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi"))
+    deep = "/work/clients/acme/projects/2026/backend/services/session-store"
+    path = write_session(
+        kompakt_home / "sessions", deep, "long", [f.user("explain " * 20 + "the end")], 1_750_000_000.0
+    )
+    size = format_size(path.stat().st_size)
+    # The listing lands at once, in on_mount, before any layout: the order a loaded machine can produce.
+    monkeypatch.setattr(SessionPicker, "_load", lambda picker: picker._loaded(list(picker._lister())))
+    picker = SessionPicker()
+    app = PickerHost(picker)
+    async with app.run_test(size=(80, 24)) as pilot:
+
+        def row_line() -> str:
+            lines = [strip.text for strip in app.screen._compositor.render_strips()]
+            return next((line for line in lines if "explain" in line), "")
+
+        await until(pilot, lambda: size in row_line() and "session-store" in row_line())
+        line = row_line()
+        assert size in line and "session-store" in line, line
+        assert line.index(size) < line.index("session-store")

@@ -136,7 +136,7 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
         yield KompaktFooter()  # its own keys, not the main screen's showing through (QA item 19)
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(*_COLUMNS)
+        self.query_one(DataTable).add_columns(*_COLUMNS)  # the header shows while the listing loads
         self.query_one("#session-search", Input).focus()
         self._load()
 
@@ -147,7 +147,15 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
 
     def _loaded(self, sessions: list[SessionSummary]) -> None:
         self._sessions = sessions
-        self._show(self.query_one("#session-search", Input).value)
+        self._show_once_laid_out()
+
+    def _show_once_laid_out(self) -> None:
+        # The listing can land before the table has a width, and rows cut for a guessed width stay cut for
+        # it (no Resize follows): the rows wait for the table's first layout.
+        if self.query_one(DataTable).size.width:
+            self._show(self.query_one("#session-search", Input).value)
+        else:
+            self.call_after_refresh(self._show_once_laid_out)
 
     @staticmethod
     def _search_text(summary: SessionSummary) -> str:
@@ -159,20 +167,25 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
         shown = [s for s in self._sessions if all(w in self._search_text(s) for w in words)]
         table = self.query_one(DataTable)
         self._query = query
-        self._fitted_to = table.size.width or self.app.size.width
+        self._fitted_to = table.size.width
         title_width, directory_width = column_widths(self._fitted_to, shown)
-        table.clear(columns=True)
-        table.add_columns(*_COLUMNS)
-        for summary in shown:
-            modified = datetime.fromtimestamp(summary.modified).strftime("%Y-%m-%d %H:%M")
-            table.add_row(
+        rows = [
+            (
                 Text(session_title(summary, title_width), style="bold" if summary.name else ""),
                 Text(summary.source, style="dim" if summary.source == "pi" else ""),
-                Text(modified),
+                Text(datetime.fromtimestamp(summary.modified).strftime("%Y-%m-%d %H:%M")),
                 Text(format_size(summary.size), justify="right"),
                 Text(fitted_directory(summary.cwd, directory_width), style="dim"),
-                key=str(summary.path),
             )
+            for summary in shown
+        ]
+        table.clear(columns=True)
+        # Each column's width is given, not measured: a DataTable measures new rows when idle, and a frame
+        # drawn before that keeps the header's widths in its cache for good (seen under load in CI).
+        for index, label in enumerate(_COLUMNS):
+            table.add_column(label, width=max([len(label), *(row[index].cell_len for row in rows)]))
+        for summary, row in zip(shown, rows, strict=True):
+            table.add_row(*row, key=str(summary.path))
         total = len(self._sessions)
         if not total:
             status = "No sessions yet"
@@ -194,7 +207,7 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
     def _filter(self, event: Input.Changed) -> None:
         event.stop()
         if self._sessions is not None:
-            self._show(event.value)
+            self._show_once_laid_out()
 
     @on(Input.Submitted, "#session-search")
     def _submit(self, event: Input.Submitted) -> None:
