@@ -239,3 +239,23 @@ def test_a_fitted_title_keeps_the_fullest_wording_that_fits() -> None:
     assert title.wording(30) == "Summarised 8 · ≈59.3k"
     assert title.wording(10) == "Summarised 8 · ≈59.3k"  # drawn cut with … (CSS text-overflow)
     assert str(title.tooltip) == "Summarised: 8 messages · ≈59.3k"
+
+
+async def test_inspector_rows_are_drawn_at_their_width_before_the_table_measures_them(tmp_path, monkeypatch):
+    """A DataTable measures new rows when it is idle; a frame drawn before that kept the header's widths
+    (7 cells) for good, as the session picker did under load in CI. The widths are given, so the rows are
+    whole even if that measuring never comes."""
+
+    async def never_idle(self, event) -> None:
+        return None
+
+    monkeypatch.setattr(DataTable, "_on_idle", never_idle)
+    path, _names = compacted_session(tmp_path, later=False)
+    app = offline_app_on(tmp_path, monkeypatch, path)
+    async with app.run_test(size=SIZE, notifications=False) as pilot:
+        await ready(pilot, app)
+        await submit(pilot, "/inspect")
+        view = await wait_until(pilot, lambda: drawn(app), "the inspector")
+        summarised = view.query_one("#inspector-summarised", DataTable)
+        await wait_until(pilot, lambda: summarised.row_count > 0, "the rows")
+        await wait_until(pilot, lambda: "first question" in screen_text(app), "a whole first message")

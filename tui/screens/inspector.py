@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -285,10 +286,14 @@ class CompactionInspector(Screen[str | None]):
 
     @staticmethod
     def _fill(table: DataTable, rows: list[InspectedMessage]) -> None:
-        # The DataTable draws only the visible rows, so thousands of summarised messages stay cheap.
-        table.add_column("≈tokens", key="tokens")  # estimates, as in the titles
-        table.add_column("message", key="message")
-        table.add_rows((Text(f"{row.tokens:,}", justify="right"), safe_text(row.text[:200])) for row in rows)
+        # The DataTable draws only the visible rows, so thousands of summarised messages stay cheap. The
+        # widths are given: a frame drawn before the table measures its rows (when idle) would keep the
+        # header's widths for good, the messages cut to 7 cells (as in the session picker).
+        cells = [(Text(f"{row.tokens:,}", justify="right"), safe_text(row.text[:200])) for row in rows]
+        table.add_column("≈tokens", key="tokens", width=max([7, *(tokens.cell_len for tokens, _ in cells)]))
+        widest = max([7, *(cell_len(line) for _, text in cells for line in text.plain.splitlines())])
+        table.add_column("message", key="message", width=widest)
+        table.add_rows(cells)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "commit":
