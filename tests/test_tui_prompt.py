@@ -75,6 +75,22 @@ async def test_bang_command_is_sent_as_text() -> None:
         assert app.sent == ["!ls"]
 
 
+async def test_alt_a_selects_the_whole_prompt_and_typing_replaces_it() -> None:
+    """Select-all is alt+a (TextArea's F7 opens the session picker in the app): a new user who wants to
+    start the prompt over selects it all and types, on every line, not only the cursor's."""
+    app = PromptHost()
+    async with app.run_test() as pilot:
+        await type_text(pilot, "first line")
+        await pilot.press("shift+enter")
+        await type_text(pilot, "second")
+        await pilot.press("alt+a")
+        await until(pilot, lambda: app.prompt.selected_text == "first line\nsecond")
+        assert app.prompt.selected_text == "first line\nsecond"
+        await type_text(pilot, "new")
+        await until(pilot, lambda: app.prompt.text == "new")
+        assert app.prompt.text == "new"
+
+
 async def test_history_recall_with_up_and_down() -> None:
     app = PromptHost()
     async with app.run_test() as pilot:

@@ -54,11 +54,14 @@ class PromptInput(OrderedTextArea):
 - **enter**: send, **shift+enter** or **ctrl+j**: new line
 - **up / down** on the first / last line: earlier prompts
 - **/**: slash commands (**tab** completes), **!cmd**: run a shell command
+- **alt+a**: select all (typing then replaces it), **ctrl+a / ctrl+e**: line start / end
 """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send", id="prompt.submit"),
         Binding("shift+enter,ctrl+j", "newline", "New line", id="prompt.newline"),
         Binding("tab", "complete", "Complete", id="prompt.complete", show=False),
+        # TextArea's select-all is F7, which opens the session picker here; ctrl+a goes to the line start.
+        Binding("alt+a", "select_all", "Select all", id="prompt.select_all", show=False),
     ]
 
     completion_index: reactive[int] = reactive(0)

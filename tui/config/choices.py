@@ -26,7 +26,7 @@ BINDING_IDS = frozenset(
         "main.settings", "main.toggle_chat_view", "main.toggle_timeline", "main.toggle_tree",
         "model_picker.cancel", "model_picker.down", "model_picker.help", "model_picker.page_down", "model_picker.page_up",
         "model_picker.up",
-        "prompt.complete", "prompt.newline", "prompt.submit",
+        "prompt.complete", "prompt.newline", "prompt.select_all", "prompt.submit",
         "session_picker.cancel", "session_picker.down", "session_picker.help", "session_picker.page_down", "session_picker.page_up",
         "session_picker.up",
         "settings.close", "settings.discard.no", "settings.discard.yes", "settings.help", "settings.save",

@@ -31,7 +31,7 @@ PANE_GROUPS = {"tree": "Tree", "timeline": "Compaction", "chat": "Conversation"}
 MOVEMENT_IDS = frozenset(
     {
         "tree.up", "tree.down", "tree.page_up", "tree.page_down", "tree.first", "tree.last", "tree.search.backspace", "tree.escape",
-        "chat.previous", "chat.next", "prompt.submit", "prompt.newline", "prompt.complete",
+        "chat.previous", "chat.next", "prompt.submit", "prompt.newline", "prompt.complete", "prompt.select_all",
         "inspector.next", "dialog.editor.newline", "dialog.buttons.left", "dialog.buttons.right",
         "model_picker.up", "model_picker.down", "model_picker.page_up", "model_picker.page_down",
         "session_picker.up", "session_picker.down", "session_picker.page_up", "session_picker.page_down",
