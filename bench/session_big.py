@@ -15,6 +15,8 @@ is how long a key, a repaint or a timer waited at worst. The app opens the sessi
 - panel: Space on the timeline until its chart is drawn (a long path's chart and breakdown come from the
   worker too).
 
+The session is copied (and synced) to a temporary folder first, so the runs leave bench/out as it was.
+
 A 1k-entry session opened the same way in the same run is the baseline: each figure is printed with its
 ratio to it. Run ``python -m bench.session_big [--entries 100000] [--baseline 1000]``; the sessions are
 kept in bench/out (a 100k one takes about a minute to generate).
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -85,6 +89,15 @@ def session_file(entries: int) -> Path:
     return path
 
 
+def private_copy(path: Path, folder: Path) -> Path:
+    """A copy of ``path`` in ``folder``, on disk before the clock starts (its first fsync would flush it)."""
+    copy = folder / path.name
+    shutil.copyfile(path, copy)
+    with copy.open("rb+") as handle:
+        os.fsync(handle.fileno())
+    return copy
+
+
 async def measure(path: Path) -> Figures:
     from tui.app import KompaktApp
     from tui.config.loader import load_settings
@@ -104,7 +117,7 @@ async def measure(path: Path) -> Figures:
 
     load_litellm()  # the offline model answers the prompt through litellm; the app loads it in the background
     app = Timed(
-        Launch("open", path, path.parent),
+        Launch("open", path, OUT.resolve()),  # the cwd the session names
         load_result=load_settings(None, None, env={}),
         start_background=False,
     )
@@ -176,9 +189,10 @@ def main() -> None:
     big, small = session_file(args.entries), session_file(args.baseline)
     with tempfile.TemporaryDirectory() as tmp:
         isolate_home(Path(tmp))
-        asyncio.run(measure(small))  # warm: imports, page cache
-        base = asyncio.run(measure(small))
-        figures = asyncio.run(measure(big))
+        folder = Path(tmp)
+        asyncio.run(measure(private_copy(small, folder)))  # warm: imports, page cache
+        base = asyncio.run(measure(private_copy(small, folder)))
+        figures = asyncio.run(measure(private_copy(big, folder)))
     print(
         f"session: {args.entries:,} entries ({big.stat().st_size / 1e6:.0f} MB); baseline "
         f"{args.baseline:,} entries, same run; ticker every {TICK_S * 1000:.0f} ms"

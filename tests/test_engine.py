@@ -526,3 +526,35 @@ async def test_auto_reasoning_follows_the_model_and_the_thinking_level(fake_open
     assert medium.get("reasoning_effort") == "medium"
     for request in (off, unset, plain):
         assert "reasoning_effort" not in request
+
+
+async def test_the_plan_the_fallback_and_the_figures_run_off_the_event_loop(tmp_path, monkeypatch):
+    """They walk the whole path (about 1 s at 65k entries), and on the loop they froze the app for it: each
+    waits here for the loop to answer, which the loop can only do while the work runs on another thread."""
+    import threading
+
+    import tui.compaction.engine as engine
+
+    loop = asyncio.get_running_loop()
+    answered: list[str] = []
+
+    def needs_the_loop(name, work):
+        def wrapped(*args, **kwargs):
+            answer = threading.Event()
+            loop.call_soon_threadsafe(answer.set)
+            # On the loop's own thread this waits out its guard: the loop cannot run call_soon meanwhile.
+            if answer.wait(10) and threading.current_thread() is not threading.main_thread():
+                answered.append(name)
+            return work(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(
+        engine, "prepare_session_compaction", needs_the_loop("plan", engine.prepare_session_compaction)
+    )
+    monkeypatch.setattr(engine, "_fallback", needs_the_loop("fallback", engine._fallback))
+    monkeypatch.setattr(engine, "_context_tokens", needs_the_loop("tokens after", engine._context_tokens))
+    store = new_store(tmp_path, coding_session())
+    result = await run(store, None)
+    assert isinstance(result, CompactionResult) and result.summary_source == "fallback"
+    assert answered == ["plan", "fallback", "tokens after"]

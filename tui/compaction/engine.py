@@ -21,6 +21,7 @@ nothing (the dry run and the preview stop there), :func:`commit_draft` appends e
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -356,8 +357,11 @@ async def draft_compaction(
     path = store.get_branch()
 
     progress("pruning")
-    prepared = prepare_session_compaction(
-        path, settings, context_window, already=store.branch_prunes().outputs
+    # The plan, the deterministic summary and the figures walk the whole path (about 1 s at 65k entries):
+    # they run on a thread, on this path's entries, so the app keeps drawing and taking keys meanwhile.
+    already = dict(store.branch_prunes().outputs)  # a copy: the store may move on while the thread reads
+    prepared = await asyncio.to_thread(
+        prepare_session_compaction, path, settings, context_window, already=already
     )
     prune, planned_path, plan = prepared.prune, prepared.planned_path, prepared.plan
     head_tail = isinstance(plan, HeadTailPlan)
@@ -410,7 +414,7 @@ async def draft_compaction(
         meter: SummaryMeter | None = getattr(summarize_fn, "meter", None)
         meter_start = meter.snapshot() if isinstance(meter, SummaryMeter) else None
         if summarize_fn is None:
-            written = _fallback(plan, NO_SUMMARIZER, custom_instructions)
+            written = await asyncio.to_thread(_fallback, plan, NO_SUMMARIZER, custom_instructions)
         else:
             try:
                 summarize_strategy = summarize_head_tail if isinstance(plan, HeadTailPlan) else summarize_plan
@@ -425,11 +429,8 @@ async def draft_compaction(
             except SummaryError as exc:
                 if config.on_summary_failure == "abort":
                     raise
-                source, summary_error, written = (
-                    "fallback",
-                    str(exc),
-                    _fallback(plan, str(exc), custom_instructions),
-                )
+                source, summary_error = "fallback", str(exc)
+                written = await asyncio.to_thread(_fallback, plan, summary_error, custom_instructions)
         if isinstance(meter, SummaryMeter) and meter_start is not None:
             spent = meter.since(meter_start)
             if spent.calls:
@@ -458,15 +459,19 @@ async def draft_compaction(
         "tokensBefore": tokens_before,
     }
     # tokensAfter is pi's measure of the new context for both strategies, like tokensBefore.
-    tokens_after = _context_tokens([*planned_path, pending])
+    after_path = [*planned_path, pending]
+    tokens_after, measured = await asyncio.to_thread(
+        lambda: (_context_tokens(after_path), _usage_measured(path))
+    )
     if head_tail:
         # Hermes's rule with Hermes's estimate: fewer messages, or more than 5 % fewer tokens.
-        count_before, estimate_before = context_size(path)
-        count_after, estimate_after = context_size([*planned_path, pending])
+        (count_before, estimate_before), (count_after, estimate_after) = await asyncio.to_thread(
+            lambda: (context_size(path), context_size(after_path))
+        )
         no_progress = not made_progress(count_before, count_after, estimate_before, estimate_after)
         strategy_details["estimatedTokensAfter"] = estimate_after
     else:
-        estimate_before = _branch_tokens(store, path)
+        estimate_before = _branch_tokens(store, path)  # the store's kept context: no walk when it is warm
         estimate_after = tokens_after
         no_progress = not saved_enough(estimate_before, tokens_after)  # more than 5 % (Hermes §4.1)
     message = None
@@ -483,7 +488,7 @@ async def draft_compaction(
         "summarySource": source,
         # tokensBefore comes from the last reply's usage when one is on the path, else from chars/4;
         # tokensAfter is always the estimate of the new context (no reply has measured it yet).
-        "tokensBeforeMeasured": _usage_measured(path),
+        "tokensBeforeMeasured": measured,
         "tokensAfterMeasured": False,
         **_settings_details(settings, plan),
         **({"model": summary_model} if source == "model" and summary_model else {}),
