@@ -295,10 +295,8 @@ def test_sizes_read_like_ls():
     ]
 
 
-@pytest.mark.parametrize("width", [80, 100])
-async def test_session_picker_keeps_size_and_directory_on_screen(tmp_path, monkeypatch, width):
-    """D21: a long first message and a deep directory no longer push Size and Directory off screen;
-    the title is cut, the directory keeps its last folders, and a resize cuts them again."""
+def long_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One kompakt session with a long first message and a deep directory; its size as the picker shows it."""
     kompakt_home = tmp_path / "kompakt"
     monkeypatch.setenv("KOMPAKT_HOME", str(kompakt_home))
     monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi"))
@@ -307,6 +305,14 @@ async def test_session_picker_keeps_size_and_directory_on_screen(tmp_path, monke
         kompakt_home / "sessions", deep, "long", [f.user("explain " * 20 + "the end")], 1_750_000_000.0
     )
     size = format_size(path.stat().st_size)
+    return size
+
+
+@pytest.mark.parametrize("width", [80, 100])
+async def test_session_picker_keeps_size_and_directory_on_screen(tmp_path, monkeypatch, width):
+    """D21: a long first message and a deep directory no longer push Size and Directory off screen;
+    the title is cut, the directory keeps its last folders, and a resize cuts them again."""
+    size = long_session(tmp_path, monkeypatch)
     picker = SessionPicker()
     app = PickerHost(picker)
     async with app.run_test(size=(width, 24)) as pilot:
@@ -326,14 +332,7 @@ async def test_session_picker_keeps_size_and_directory_on_screen(tmp_path, monke
 async def test_session_picker_fits_rows_listed_before_the_table_is_laid_out(tmp_path, monkeypatch):
     """D21, a CI flake: when the listing lands before the table has a width, the rows are cut again once
     it has one, so Size and Directory still show (they were cut for the app's 80 cells in a 72-cell table)."""
-    kompakt_home = tmp_path / "kompakt"
-    monkeypatch.setenv("KOMPAKT_HOME", str(kompakt_home))
-    monkeypatch.setenv("KOMPAKT_PI_SESSIONS", str(tmp_path / "pi"))
-    deep = "/work/clients/acme/projects/2026/backend/services/session-store"
-    path = write_session(
-        kompakt_home / "sessions", deep, "long", [f.user("explain " * 20 + "the end")], 1_750_000_000.0
-    )
-    size = format_size(path.stat().st_size)
+    size = long_session(tmp_path, monkeypatch)
     # The listing lands at once, in on_mount, before any layout: the order a loaded machine can produce.
     monkeypatch.setattr(SessionPicker, "_load", lambda picker: picker._loaded(list(picker._lister())))
     picker = SessionPicker()
