@@ -28,3 +28,23 @@ async def expand_all(pilot) -> None:
 @pytest.mark.parametrize("expanded", [False, True], ids=["collapsed", "expanded"])
 def test_chat_snapshot(snap_compare, size: tuple[int, int], expanded: bool) -> None:
     assert snap_compare(ChatSnapApp(), terminal_size=size, run_before=expand_all if expanded else None)
+
+
+async def test_an_expanded_block_makes_its_message_taller_in_the_chat():
+    """The chat's stream layout kept a message's old height after one of its blocks expanded: the compaction
+    summary stayed one row tall with its eleven rows of body drawn over the next message (most runs)."""
+    from tests.pages import wait_until
+    from widgets.lazy_collapsible import LazyCollapsible
+
+    app = ChatSnapApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await expand_all(pilot)
+        chat = app.query_one("ChatPane")
+        for message in chat.children:
+            for block in message.query(LazyCollapsible):
+                contents = block.query_one(Collapsible.Contents)
+                await wait_until(
+                    pilot,
+                    lambda message=message, contents=contents: message.size.height > contents.size.height > 0,
+                    f"{type(message).__name__} as tall as its expanded {type(block).__name__}",
+                )

@@ -9,7 +9,7 @@ runs once, when the block is first expanded, and its widgets go into ``Contents`
 
 from __future__ import annotations
 
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible
 
 
@@ -27,18 +27,35 @@ class LazyCollapsible(Collapsible):
         """The widgets of the body (called once)."""
         return []
 
-    def watch_collapsed(self, collapsed: bool) -> None:
-        if not collapsed:
-            self.open_body()
+    async def watch_collapsed(self, collapsed: bool) -> None:
+        if not collapsed and (mounting := self.open_body()) is not None:
+            await mounting
+        self.call_after_refresh(self._relayout_in_stream)
 
-    def open_body(self) -> None:
-        """Build the body now, if it is not built yet (it shows while the block is expanded)."""
+    def _relayout_in_stream(self) -> None:
+        # A `layout: stream` container (the chat) reuses the placements of its children before the first one
+        # that asked for a layout, and a request from deep inside a message does not always reach it (Textual
+        # 8.2.8): an expanded summary stayed one row tall, its body hidden behind the next message. Its
+        # placements are dropped (there is no public way) and the message asks again, after the frame that
+        # drew the change.
+        node: Widget = self
+        while isinstance(parent := node.parent, Widget):
+            layout = parent.styles.layout
+            if getattr(layout, "name", "") == "stream":
+                layout._cached_placements = None  # type: ignore[union-attr]
+                node.refresh(layout=True)
+                return
+            node = parent
+
+    def open_body(self) -> AwaitMount | None:
+        """Build the body now, if it is not built yet (it shows while the block is expanded); the mount to
+        await when the block was already composed."""
         if self._body_built:
-            return
+            return None
         self._body_built = True
         body = self.build_body()
         contents = next(iter(self.query_children(Collapsible.Contents)), None)
         if contents is None:
             self._contents_list.extend(body)  # not composed yet: compose puts them in Contents
-        else:
-            contents.mount_all(body)
+            return None
+        return contents.mount_all(body)
