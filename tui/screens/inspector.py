@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -33,6 +32,7 @@ from widgets.fitted_title import FittedTitle
 from widgets.footer import KompaktFooter
 from widgets.safe_text import safe_text
 from widgets.streamed_text import StreamedText
+from widgets.table_widths import column_width
 
 
 def _tokens(value: int) -> str:
@@ -286,13 +286,10 @@ class CompactionInspector(Screen[str | None]):
 
     @staticmethod
     def _fill(table: DataTable, rows: list[InspectedMessage]) -> None:
-        # The DataTable draws only the visible rows, so thousands of summarised messages stay cheap. The
-        # widths are given: a frame drawn before the table measures its rows (when idle) would keep the
-        # header's widths for good, the messages cut to 7 cells (as in the session picker).
+        # The DataTable draws only the visible rows, so thousands of summarised messages stay cheap.
         cells = [(Text(f"{row.tokens:,}", justify="right"), safe_text(row.text[:200])) for row in rows]
-        table.add_column("≈tokens", key="tokens", width=max([7, *(tokens.cell_len for tokens, _ in cells)]))
-        widest = max([7, *(cell_len(line) for _, text in cells for line in text.plain.splitlines())])
-        table.add_column("message", key="message", width=widest)
+        table.add_column("≈tokens", key="tokens", width=column_width("≈tokens", (t for t, _ in cells)))
+        table.add_column("message", key="message", width=column_width("message", (m for _, m in cells)))
         table.add_rows(cells)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

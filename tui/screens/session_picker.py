@@ -26,6 +26,7 @@ from tui.session.catalog import SessionSummary, list_sessions
 from tui.session.sanitize import sanitize
 from widgets.footer import KompaktFooter
 from widgets.ordered_keys import OrderedInput
+from widgets.table_widths import column_width
 
 _TITLE_WIDTH = 60
 _COLUMNS = ("Session", "Source", "Modified", "Size", "Directory")
@@ -180,10 +181,8 @@ must match the name, first message, source or directory); **↑/↓**, **PgUp/Pg
             for summary in shown
         ]
         table.clear(columns=True)
-        # Each column's width is given, not measured: a DataTable measures new rows when idle, and a frame
-        # drawn before that keeps the header's widths in its cache for good (seen under load in CI).
         for index, label in enumerate(_COLUMNS):
-            table.add_column(label, width=max([len(label), *(row[index].cell_len for row in rows)]))
+            table.add_column(label, width=column_width(label, (row[index] for row in rows)))
         for summary, row in zip(shown, rows, strict=True):
             table.add_row(*row, key=str(summary.path))
         total = len(self._sessions)
