@@ -611,3 +611,29 @@ async def test_moa_on_and_off_switch_the_window_the_screen_shows(tmp_path: Path,
         await wait_until(pilot, lambda: screen.status.context_window != 16_000, "the main model's window")
         assert screen.status.window_model == ""
         await wait_until(pilot, lambda: screen.timeline.timeline.context_window != 16_000, "the timeline's")
+
+
+async def test_an_opened_group_makes_its_turn_taller_in_the_chat(tmp_path: Path) -> None:
+    """The chat's stream layout kept the group's collapsed height after the group and a reference opened
+    (as it did for an expanded compaction summary): the reference answer was hidden behind the reply."""
+    store = SessionStore.create(tmp_path / "s.jsonl", cwd=str(tmp_path))
+    path = stored_moa_path(store)
+    app = MoaChatHost()
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(ChatPane)
+        await pane.load_messages(path)
+        await until(pilot, lambda: len(pane.query(ReferenceView)) == 2)
+        group = pane.query_one(MoaGroup)
+        group_collapsible = group.query_one(".moa--group", Collapsible)
+        await wait_until_drawn(pilot, group_collapsible.query_one("CollapsibleTitle"))
+        group_collapsible.collapsed = False
+        ok_view = group.query(ReferenceView).first()
+        await wait_until_drawn(pilot, ok_view.query_one("CollapsibleTitle"))
+        ok_view.collapsed = False
+        contents = ok_view.query_one(Collapsible.Contents)
+        await until(pilot, lambda: contents.size.height > 0)
+        # The group's title, both headings and the answer's body fit in the turn.
+        await until(pilot, lambda: group.size.height >= contents.size.height + 3)
+        assert group.size.height >= contents.size.height + 3, (group.size, contents.size)
+        reply = pane.message_widgets[2]
+        assert reply.region.y >= contents.region.bottom
