@@ -89,6 +89,25 @@ def test_the_same_path_is_built_once_and_an_append_grows_it(store: SessionStore,
     assert builds == [4]  # grown by the new entry, not built again
 
 
+def test_entries_appended_between_two_looks_grow_the_kept_context(
+    store: SessionStore, builds: list[int]
+) -> None:
+    """A compaction writes a prune entry and then itself, with no look at the context in between."""
+    result = store.append_message(tool_result("z" * 4000))
+    store.append_message(user("next"))
+    store.branch_context()
+    store.append_custom(PRUNE_CUSTOM_TYPE, {"entries": {result["id"]: 1000}, "tokensSaved": 990})
+    store.append_compaction("summary", result["id"], 900)
+    assert store.branch_context().messages[1]["content"][0]["text"] == "[Output truncated - 1000 tokens]"
+    assert builds == [6]
+    assert_fresh(store)
+    for i in range(store_module.MEMO_GROWTH + 1):  # more than the kept context grows by: built afresh
+        store.append_message(user(f"burst {i}"))
+    store.branch_context()
+    assert builds == [6, 8 + store_module.MEMO_GROWTH + 1]
+    assert_fresh(store)
+
+
 def test_each_call_gets_its_own_copy(store: SessionStore) -> None:
     store.branch_context().messages.clear()
     store.get_branch().clear()
@@ -112,22 +131,62 @@ def test_a_leaf_move_and_a_branch_are_seen(store: SessionStore) -> None:
     assert store.branch_context().messages == []
 
 
-def test_a_compaction_replaces_the_kept_context(store: SessionStore) -> None:
+def test_a_compaction_replaces_the_kept_context(store: SessionStore, builds: list[int]) -> None:
     store.branch_context()
     ids = [e["id"] for e in store.get_branch()]
     compaction = store.append_compaction("summary", ids[2], 100)
-    assert_fresh(store)
     context = store.branch_context()
+    assert builds == [4]  # the kept messages come from the kept context, not from a walk of the path
     assert context.entry_ids == [compaction["id"], ids[2], ids[3]]
     assert context.messages[0]["role"] == "compactionSummary"
+    assert_fresh(store)
     store.append_message(user("after"))
+    assert_fresh(store)
+    # A second compaction keeps part of what the first kept, and again needs no walk.
+    builds.clear()
+    again = store.append_compaction("summary 2", ids[3], 50)
+    assert store.branch_context().entry_ids[:2] == [again["id"], ids[3]]
+    assert builds == []
     assert_fresh(store)
 
 
-def test_a_prune_entry_and_settings_entries_are_applied(store: SessionStore) -> None:
+def _compact_at(store: SessionStore, first_kept: str) -> None:
+    """Compact with ``first_kept`` from the kept context, check it against a fresh build, and go back."""
+    leaf = store.leaf_id
+    store.branch_context()
+    store.append_compaction("summary", first_kept, 10)
+    assert_fresh(store)
+    store.leaf_id = leaf
+
+
+def test_a_compaction_the_kept_context_cannot_answer_is_built_afresh(
+    store: SessionStore, builds: list[int]
+) -> None:
+    """Each first kept entry the kept context does not hold as a message: a build gives the answer."""
+    ids = [e["id"] for e in store.get_branch()]
+    model = store.append_model_change("openai", "gpt-4o")  # an entry that adds no message
+    store.append_message(user("after the model change"))
+    first = store.append_compaction("first", ids[2], 100)
+    store.append_message(user("after the first compaction"))
+    reset = store.append({"type": "reset_boundary"})
+    store.append_message(user("after the reset"))
+    for first_kept in (model["id"], ids[0], first["id"], reset["id"], "not-on-the-path", ids[3]):
+        builds.clear()
+        _compact_at(store, first_kept)
+        assert builds, first_kept  # built from the path, not taken from the kept context
+    # After a compaction that a reset boundary follows, a kept message after the reset needs no walk.
+    after_reset = store.get_branch()[-1]["id"]
+    store.branch_context()
+    builds.clear()
+    _compact_at(store, after_reset)
+    assert builds == []
+
+
+def test_a_prune_entry_and_settings_entries_are_applied(store: SessionStore, builds: list[int]) -> None:
     result = store.append_message(tool_result("x" * 4000))
     store.append_message(user("next"))
     before = store.branch_context()
+    assert builds == [6]
     assert before.messages[4]["content"][0]["text"] == "x" * 4000
     assert store.branch_prunes().indices == ()
     store.append_custom(PRUNE_CUSTOM_TYPE, {"entries": {result["id"]: 1000}, "tokensSaved": 990})
@@ -141,6 +200,20 @@ def test_a_prune_entry_and_settings_entries_are_applied(store: SessionStore) -> 
     store.append_model_change("openai", "gpt-4o")
     assert_fresh(store)
     assert store.branch_context().model == {"provider": "openai", "modelId": "gpt-4o"}
+    # A compaction that keeps the pruned output keeps it pruned, and the settings before it.
+    store.append_compaction("summary", result["id"], 500)
+    assert_fresh(store)
+    kept = store.branch_context()
+    assert kept.messages[1]["content"][0]["text"] == "[Output truncated - 1000 tokens]"
+    assert kept.thinking_level == "high" and kept.model == {"provider": "openai", "modelId": "gpt-4o"}
+    # A second prune of the same output (a newer count) and a reset boundary: still no walk of the path.
+    store.append_custom(PRUNE_CUSTOM_TYPE, {"entries": {result["id"]: 900}, "tokensSaved": 10})
+    assert_fresh(store)
+    assert store.branch_context().messages[1]["content"][0]["text"] == "[Output truncated - 900 tokens]"
+    store.append({"type": "reset_boundary"})
+    assert_fresh(store)
+    assert store.branch_context().messages == []
+    assert builds == [6]  # everything after the first look grew the kept context
 
 
 def test_a_reload_after_the_file_is_replaced_is_seen(tmp_path: Path) -> None:
@@ -315,3 +388,59 @@ def test_a_reader_thread_and_appends_on_the_loop_leave_the_kept_answers_right(st
     assert seen
     for ids in seen:  # each answer was the context of a path the store had: its ids are on a path
         assert ids == [e["id"] for e in store.tree.path(ids[-1])] if ids else True
+
+
+def test_compactions_on_a_generated_session_give_the_same_context_kept_or_fresh(tmp_path: Path) -> None:
+    """A compaction appended at many leaves of a generated session, keeping from each entry on the path
+    in turn (every kind of entry, before and after earlier compactions and prunes)."""
+    from bench.gen_session import generate
+
+    path = tmp_path / "gen.jsonl"
+    generate(path, entries=400, seed=5, cwd="/w")
+    store = SessionStore.open(path)
+    leaves = [
+        e["id"]
+        for e in list(store.entries)[::37]
+        if e["id"] in store.tree and not store.tree.is_marker(e["id"])
+    ]
+    checked = 0
+    for leaf in leaves:
+        store.leaf_id = leaf
+        for entry in store.get_branch()[::3]:
+            _compact_at(store, entry["id"])
+            checked += 1
+    assert checked > 100
+    store.close()
+
+
+def test_the_kept_path_grows_by_several_new_entries_without_a_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tui.session.tree as tree_module
+
+    walks: list[str | None] = []
+    real = tree_module.path_ids
+
+    def counted(by_id, entry_id):  # type: ignore[no-untyped-def]
+        walks.append(entry_id)
+        return real(by_id, entry_id)
+
+    monkeypatch.setattr(tree_module, "path_ids", counted)
+    tree = TreeIndex([_entry("a", None), _entry("b", "a")])
+    assert tree.path_ids("b") == ["a", "b"] and walks == ["b"]
+    tree.add(_entry("c", "b"))
+    tree.add(_entry("d", "c"))
+    assert tree.path_ids("d") == ["a", "b", "c", "d"] and walks == ["b"]
+    tree.add(_entry("x", "c"))  # a sibling of the kept leaf: not below it, walked
+    assert tree.path_ids("x") == ["a", "b", "c", "x"] and walks == ["b", "x"]
+    parent = "x"
+    for i in range(tree_module.PATH_GROWTH + 1):  # further below than the kept path grows by: walked
+        tree.add(_entry(f"n{i}", parent))
+        parent = f"n{i}"
+    assert tree.path_ids(parent) == real(tree.by_id, parent) and walks[-1] == parent
+
+
+def test_new_entries_that_name_each_other_are_walked_not_grown() -> None:
+    tree = TreeIndex([_entry("a", None)])
+    assert tree.path_ids("a") == ["a"]
+    tree.add(_entry("p", "q"))  # a damaged file: two new entries that are each other's parent
+    tree.add(_entry("q", "p"))
+    assert tree.path_ids("q") == path_ids(tree.by_id, "q") == ["p", "q"]

@@ -103,10 +103,14 @@ def path_prunes(path: Sequence[Entry]) -> PathPrunes:
     for index, entry in enumerate(path):
         if is_custom(entry, PRUNE_CUSTOM_TYPE):
             indices.append(index)
-            data = entry.get("data") or {}
-            for entry_id, tokens in (data.get("entries") or {}).items():
-                pruned[entry_id] = int(tokens)
+            pruned.update(prune_targets(entry))
     return PathPrunes(pruned, tuple(indices))
+
+
+def prune_targets(entry: Entry) -> dict[str, int]:
+    """The tool-result entry ids one prune entry prunes, with their original tokens."""
+    data = entry.get("data") or {}
+    return {entry_id: int(tokens) for entry_id, tokens in (data.get("entries") or {}).items()}
 
 
 def pruned_tool_result(message: Message, tokens: int) -> Message:
@@ -204,25 +208,82 @@ def context_and_pruned(path: Sequence[Entry]) -> tuple[SessionContext, PathPrune
 
 
 def extended_context(
-    ctx: SessionContext, pruned: Mapping[str, int], entry: Entry
-) -> SessionContext | None:
-    """The context of a path one ``entry`` longer than the one ``ctx`` was built from (with its
-    ``pruned`` outputs), or None when that entry changes more than the tail (a compaction, a reset
-    boundary, a prune entry, or an entry the pruning names): then it is built afresh. ``ctx`` is kept."""
+    ctx: SessionContext, prunes: PathPrunes, entry: Entry, index: int
+) -> tuple[SessionContext, PathPrunes] | None:
+    """The context and prune entries of a path one ``entry`` longer (``entry`` stands at ``index``) than
+    the one ``ctx`` and ``prunes`` were built from, or None when they cannot answer it: then the path is
+    built afresh. A long session's path is tens of thousands of entries, and each turn adds one.
+
+    A message adds itself at the end; a prune entry prunes the outputs it names (:func:`pruned_context`);
+    a reset boundary leaves no message; a compaction keeps a suffix of ``ctx`` (:func:`compacted_context`).
+    An entry that a prune entry already names is built afresh. ``ctx`` and ``prunes`` are not changed.
+    """
+    if entry.get("id") in prunes.outputs:
+        return None
     kind = entry.get("type")
-    if kind in ("compaction", RESET_BOUNDARY_TYPE) or is_custom(entry, PRUNE_CUSTOM_TYPE):
-        return None
-    if entry.get("id") in pruned:
-        return None
-    grown = SessionContext(
+    if kind == "compaction":
+        compacted = compacted_context(ctx, entry)
+        return None if compacted is None else (compacted, prunes)
+    if is_custom(entry, PRUNE_CUSTOM_TYPE):
+        targets = prune_targets(entry)
+        grown_prunes = PathPrunes({**prunes.outputs, **targets}, (*prunes.indices, index))
+        return pruned_context(ctx, targets), grown_prunes
+    grown = copy_context(ctx)
+    if kind == RESET_BOUNDARY_TYPE:  # the latest boundary on the path: nothing before it is sent
+        grown.messages.clear()
+        grown.entry_ids.clear()
+        return grown, prunes
+    _note_settings(grown, entry)
+    _emit(grown, entry, prunes.outputs)
+    return grown, prunes
+
+
+def copy_context(ctx: SessionContext) -> SessionContext:
+    """A copy of ``ctx`` whose lists and model can change without changing ``ctx``."""
+    return SessionContext(
         list(ctx.messages),
         ctx.thinking_level,
         None if ctx.model is None else dict(ctx.model),
         list(ctx.entry_ids),
     )
-    _note_settings(grown, entry)
-    _emit(grown, entry, pruned)
-    return grown
+
+
+def pruned_context(ctx: SessionContext, targets: Mapping[str, int]) -> SessionContext:
+    """``ctx`` with the tool outputs ``targets`` names pruned (a newer count for one pruned before wins,
+    as on a fresh build, which prunes each output once with its latest count)."""
+    pruned = copy_context(ctx)
+    for position, entry_id in enumerate(pruned.entry_ids):
+        message = pruned.messages[position]
+        if entry_id in targets and message.get("role") == "toolResult":
+            pruned.messages[position] = pruned_tool_result(message, targets[entry_id])
+    return pruned
+
+
+def compacted_context(ctx: SessionContext, compaction: Entry) -> SessionContext | None:
+    """The context after ``compaction`` is appended to the path ``ctx`` was built from, without walking
+    the path again (a long session's path is tens of thousands of entries); None when ``ctx`` does not
+    hold what it keeps.
+
+    A fresh build keeps every message from ``firstKeptEntryId`` on. When that entry is a message of ``ctx``
+    (and not an earlier compaction's summary), everything after it on the path is in ``ctx`` too, since a
+    context is always a summary and then one unbroken run of the path. So the kept messages are that
+    suffix of ``ctx``. Otherwise (the entry adds no message, lies before an earlier compaction's kept part
+    or a reset boundary, or is not on the path) the caller builds afresh. A compaction sets neither the
+    thinking level nor the model, and it prunes nothing.
+    """
+    first_kept = compaction.get("firstKeptEntryId")
+    if not isinstance(first_kept, str):
+        return None
+    try:
+        start = ctx.entry_ids.index(first_kept)
+    except ValueError:
+        return None
+    if ctx.messages[start].get("role") == "compactionSummary":
+        return None
+    compacted = copy_context(ctx)
+    compacted.messages[:start] = [compaction_summary_message(compaction)]
+    compacted.entry_ids[:start] = [compaction["id"]]
+    return compacted
 
 
 def bash_execution_text(message: Message) -> str:

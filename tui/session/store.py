@@ -34,6 +34,7 @@ from tui.session.context import (
     build_session_context,
     context_and_pruned,
     context_from_path,
+    copy_context,
     extended_context,
 )
 from tui.session.entries import (
@@ -76,6 +77,8 @@ from tui.session.tree import PathSnapshot, TreeIndex, path_ids
 FsyncMode = Literal["always", "batch"]
 BATCH_FSYNC_SECONDS = 0.5
 HEAD_BYTES = 4096
+# The most entries the kept context of the active path grows by before it is built from the whole path again.
+MEMO_GROWTH = 64
 
 
 @dataclass
@@ -669,18 +672,12 @@ class SessionStore:
 
     def branch_context(self) -> SessionContext:
         """``context_from_path(self.get_branch())``, kept for the path it was built from: the same path
-        gives it again, and a path one entry longer gets that entry added (see
+        gives it again, and a path a few entries longer gets those entries added (see
         :func:`~tui.session.context.extended_context`). Each call returns its own copy."""
         kept = self._branch_memo()
         if kept is None:
             return context_from_path([])
-        built = kept[2]
-        return SessionContext(
-            list(built.messages),
-            built.thinking_level,
-            None if built.model is None else dict(built.model),
-            list(built.entry_ids),
-        )
+        return copy_context(kept[2])
 
     def branch_prunes(self) -> PathPrunes:
         """``path_prunes(self.get_branch())``: the prune entries of the active path, kept with its context
@@ -698,15 +695,18 @@ class SessionStore:
             _, kept, context, prunes = memo
             if kept is snapshot:
                 return memo
-            if (
-                len(snapshot.ids) == len(kept.ids) + 1
-                and snapshot.ids[-2] == kept.leaf
-                and tree.is_current(kept)
-                and (grown := extended_context(context, prunes.outputs, snapshot.entries[-1])) is not None
-            ):
-                memo = (tree, snapshot, grown, prunes)
-                self._context_memo = memo
-                return memo
+            start, end = len(kept.ids), len(snapshot.ids)
+            # The path grew at its leaf (a turn appends a few entries; a compaction a prune entry and itself).
+            if 0 < end - start <= MEMO_GROWTH and snapshot.ids[start - 1] == kept.leaf and tree.is_current(kept):
+                for index in range(start, end):
+                    grown = extended_context(context, prunes, snapshot.entries[index], index)
+                    if grown is None:
+                        break
+                    context, prunes = grown
+                else:
+                    memo = (tree, snapshot, context, prunes)
+                    self._context_memo = memo
+                    return memo
         built, prunes = context_and_pruned(snapshot.entries)
         memo = (tree, snapshot, built, prunes)
         self._context_memo = memo

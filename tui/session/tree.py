@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from tui.session.entries import LEAF_CUSTOM_TYPE, Entry, is_custom, iso_to_ms, session_info_name
 
+# The most new entries below the kept path's leaf that extend it instead of a walk from the new leaf.
+PATH_GROWTH = 64
+
 
 @dataclass(frozen=True, eq=False)
 class PathSnapshot:
@@ -184,7 +187,8 @@ class TreeIndex:
 
     def path_snapshot(self, entry_id: str | None) -> PathSnapshot | None:
         """The path to ``entry_id`` (None when it is not indexed): the kept one when it still holds, that
-        one plus ``entry_id`` when it is a new child of its leaf, else a new walk."""
+        one plus the entries down to ``entry_id`` when it descends from its leaf by a few new entries, else a
+        new walk."""
         by_id = self.by_id
         if entry_id is None or entry_id not in by_id:
             return None
@@ -192,14 +196,14 @@ class TreeIndex:
         if memo is not None and self.is_current(memo):
             if memo.leaf == entry_id:
                 return memo
-            entry = by_id[entry_id]
-            if entry.get("parentId") == memo.leaf and entry_id not in memo.members:
-                memo.members.add(entry_id)
+            tail = self._tail_after(memo, entry_id)
+            if tail:
+                memo.members.update(tail)
                 grown = PathSnapshot(
                     memo.rewrites,
                     entry_id,
-                    (*memo.ids, entry_id),
-                    (*memo.entries, entry),
+                    (*memo.ids, *tail),
+                    (*memo.entries, *(by_id[i] for i in tail)),
                     memo.dangling,
                     memo.members,
                 )
@@ -214,6 +218,29 @@ class TreeIndex:
         )
         self._path_memo = snapshot
         return snapshot
+
+    def _tail_after(self, memo: PathSnapshot, entry_id: str) -> list[str]:
+        """The ids from ``memo``'s leaf (exclusive) down to ``entry_id`` when ``entry_id`` descends from
+        it by at most :data:`PATH_GROWTH` new entries (a turn, or a compaction's prune entry and itself);
+        else []."""
+        by_id = self.by_id
+        tail: list[str] = []
+        current: str | None = entry_id
+        while (
+            current is not None
+            and current in by_id
+            and current not in memo.members
+            and len(tail) < PATH_GROWTH
+        ):
+            if tail and current in tail:  # a cycle among the new entries
+                return []
+            tail.append(current)
+            parent = by_id[current].get("parentId")
+            if parent == memo.leaf:
+                tail.reverse()
+                return tail
+            current = parent if isinstance(parent, str) and parent != current else None
+        return []
 
     def common_ancestor(self, a: str | None, b: str | None) -> str | None:
         """The deepest entry on both root paths, or None."""
