@@ -139,11 +139,11 @@ def test_dotted_keys_quote_and_split():
 
 def test_flatten_settings_lists_dict_entries():
     settings = Settings.model_validate(
-        {"models": {"gpt-4.1": {"contextWindow": 9}}, "keymap": {"app.quit": "q"}}
+        {"models": {"gpt-4.1": {"contextWindow": 9}}, "keymap": {"app.quit": "ctrl+w"}}
     )
     flat = flatten_settings(settings)
     assert flat['models."gpt-4.1".contextWindow'] == 9
-    assert flat['keymap."app.quit"'] == "q"
+    assert flat['keymap."app.quit"'] == "ctrl+w"
     assert flat["tools.approval.bash"] == "ask"
     assert flat["model"] is None
 

@@ -20,7 +20,7 @@ import pytest
 
 from tests.app_e2e_helpers import RecordingApp, isolated_home, ready, wait_until
 from tui.config import SettingsError, load_settings
-from tui.config.choices import BINDING_IDS, THEMES
+from tui.config.choices import BINDING_IDS, DEFAULT_KEYS, THEMES
 from tui.launch import Launch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +89,15 @@ def test_two_keymap_overrides_on_one_key_are_refused_naming_both_ids_and_the_key
         ({"dialog.confirm.yes": "y", "dialog.approval.allow": "y"}, False),  # two dialogs
         ({"dialog.buttons.left": "h", "settings.discard.no": "h"}, True),  # the row is in that dialog
         ({"dialog.buttons.left": "h", "tree.up": "h"}, False),
-        ({"main.compact": "ctrl+k", "main.model": "ctrl+l"}, False),
+        ({"main.compact": "ctrl+k", "main.model": "ctrl+y"}, False),
+        # A pane's own default keys count (the core once knew only the app's and the main screen's).
+        ({"main.model": "ctrl+l"}, True),  # priority over tree.filter.labeled_only's key in the tree pane
+        ({"tree.label": "down"}, True),  # tree.down's, in the same pane
+        ({"timeline.toggle": "enter"}, True),  # timeline.compact_now's
+        ({"tree.label": "down", "tree.down": "j"}, False),  # ... unless that one moves too
+        ({"chat.copy": "ctrl+e"}, True),  # a user message has both
+        ({"chat.fold": "ctrl+c"}, False),  # a fold row is not a message: it cannot be copied
+        ({"app.quit": "q"}, True),  # the help screen closes with q
         ({"main.compact": "f5"}, True),  # F5 is main.settings' default key
         ({"main.compact": "f5", "main.settings": "f10"}, False),  # ... unless that one moves too
         ({"tree.label": "ctrl+q"}, True),  # app.quit's
@@ -110,6 +118,26 @@ def test_a_key_clash_counts_only_between_bindings_in_force_together(
     assert bool(keymap_clashes(keymap)) is clash
 
 
+@pytest.mark.parametrize("keys", ["w", "W", "shift+w", "question_mark", "space", "f10,x"])
+def test_a_priority_binding_may_not_take_a_key_that_typing_sends(keys: str) -> None:
+    """A priority key fires before the focused widget sees it: ``main.compact = "w"`` would compact
+    whenever a w was typed in the prompt."""
+    from tui.config.choices import keymap_clashes
+
+    typed = [c for c in keymap_clashes({"main.compact": keys}) if c.startswith("main.compact takes the key ")]
+    assert len(typed) == 1 and "from typing" in typed[0]
+
+
+@pytest.mark.parametrize(
+    "keymap",
+    [{"main.compact": "ctrl+w"}, {"main.compact": "alt+w"}, {"main.compact": "f10"}, {"tree.label": "w"}],
+)
+def test_a_modifier_an_f_key_or_a_pane_binding_is_not_taken_from_typing(keymap: dict[str, str]) -> None:
+    from tui.config.choices import keymap_clashes
+
+    assert keymap_clashes(keymap) == []
+
+
 def test_an_override_on_a_default_key_names_the_binding_that_has_it() -> None:
     from tui.config.choices import keymap_clashes
 
@@ -126,7 +154,7 @@ def test_the_binding_ids_and_themes_match_the_app() -> None:
     import tui
     import widgets
 
-    ids: set[str] = set()
+    keys: dict[str, set[str]] = {}
     names = ["tui.app"] + [
         m.name
         for package, prefix in ((tui, "tui."), (widgets, "widgets."))
@@ -135,8 +163,16 @@ def test_the_binding_ids_and_themes_match_the_app() -> None:
     ]
     for name in names:
         for _, cls in inspect.getmembers(importlib.import_module(name), inspect.isclass):
-            ids.update(b.id for b in getattr(cls, "BINDINGS", ()) or () if isinstance(b, Binding) and b.id)
-    assert ids == BINDING_IDS, f"add to / remove from tui/config/choices.py: {sorted(ids ^ BINDING_IDS)}"
+            for binding in getattr(cls, "BINDINGS", ()) or ():
+                if isinstance(binding, Binding) and binding.id:
+                    keys.setdefault(binding.id, set()).add(binding.key)
+    assert set(keys) == BINDING_IDS, (
+        f"add to / remove from tui/config/choices.py: {sorted(set(keys) ^ BINDING_IDS)}"
+    )
+    # One default for each id (the tree screen repeats the main screen's F-keys), and the core knows it.
+    assert {binding_id: [*each] for binding_id, each in keys.items()} == {
+        binding_id: [key] for binding_id, key in DEFAULT_KEYS.items()
+    }
     assert set(BUILTIN_THEMES) == THEMES
 
 

@@ -1,8 +1,9 @@
 """The closed sets a setting must come from: binding ids, key names, themes, tool names, booleans.
 
-The core does not import Textual, so the binding ids and theme names are listed here; a test
-(tests/test_hostile_settings.py::test_the_binding_ids_and_themes_match_the_app) checks the lists against
-the app's bindings and Textual's themes: a new binding id must be added here too. Each ``check_*`` function returns the value or raises ``ValueError`` with the reason, for use as a
+The core does not import Textual, so the binding ids with their default keys and the theme names are
+listed here; a test (tests/test_hostile_settings.py::test_the_binding_ids_and_themes_match_the_app) checks
+the lists against the app's bindings and Textual's themes: a new binding or a new default key must be
+written here too. Each ``check_*`` function returns the value or raises ``ValueError`` with the reason, for use as a
 pydantic validator.
 """
 
@@ -12,38 +13,49 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-BINDING_IDS = frozenset(
-    {
-        "app.help", "app.quit",
-        "chat.copy", "chat.edit", "chat.fold", "chat.inspect", "chat.next", "chat.previous",
-        "dialog.buttons.left", "dialog.buttons.right", "dialog.confirm.no", "dialog.confirm.yes", "dialog.editor.newline", "dialog.label.cancel",
-        "dialog.summarize.back",
-        "fork_picker.cancel", "fork_picker.help",
-        "help.close",
-        "inspector.close", "inspector.commit", "inspector.go", "inspector.next", "inspector.undo",
-        "dialog.approval.allow", "dialog.approval.deny",
-        "main.cancel", "main.compact", "main.model", "main.new", "main.open_tree", "main.resume",
-        "main.settings", "main.toggle_chat_view", "main.toggle_timeline", "main.toggle_tree",
-        "model_picker.cancel", "model_picker.down", "model_picker.help", "model_picker.page_down", "model_picker.page_up",
-        "model_picker.up",
-        "prompt.complete", "prompt.newline", "prompt.select_all", "prompt.submit",
-        "session_picker.cancel", "session_picker.down", "session_picker.help", "session_picker.page_down", "session_picker.page_up",
-        "session_picker.up",
-        "settings.close", "settings.discard.no", "settings.discard.yes", "settings.help", "settings.save",
-        "settings.target",
-        "timeline.apply_to_session", "timeline.cancel", "timeline.compact_now", "timeline.inspect", "timeline.jump_boundary", "timeline.keep_down",
-        "timeline.keep_down_big", "timeline.keep_up", "timeline.keep_up_big", "timeline.reserve_down",
-        "timeline.preview", "timeline.reserve_down_big", "timeline.reserve_up", "timeline.reserve_up_big",
-        "timeline.reset_what_if",
-        "timeline.switch_strategy", "timeline.toggle",
-        "timeline.previous_segment", "timeline.next_segment", "timeline.older_compaction",
-        "timeline.newer_compaction",
-        "tree.close", "tree.down", "tree.escape", "tree.filter.all", "tree.filter.default", "tree.filter.labeled_only",
-        "tree.filter.next", "tree.filter.no_tools", "tree.filter.previous", "tree.filter.user_only", "tree.first",
-        "tree.fold_or_up", "tree.help", "tree.inspect", "tree.label", "tree.label_times", "tree.last", "tree.navigate", "tree.page_down", "tree.page_up",
-        "tree.search.backspace", "tree.uncompact", "tree.unfold_or_down", "tree.up",
-    }
-)  # fmt: skip
+# Every binding id and its default keys (the BINDINGS of tui/ and widgets/).
+DEFAULT_KEYS: dict[str, str] = {
+        "app.help": "f1", "app.quit": "ctrl+q",
+        "chat.copy": "ctrl+c", "chat.edit": "ctrl+e", "chat.fold": "enter", "chat.inspect": "enter",
+        "chat.next": "down", "chat.previous": "up",
+        "dialog.approval.allow": "y", "dialog.approval.deny": "n,escape", "dialog.buttons.left": "left",
+        "dialog.buttons.right": "right", "dialog.confirm.no": "n,escape", "dialog.confirm.yes": "y",
+        "dialog.editor.newline": "ctrl+j,shift+enter", "dialog.label.cancel": "escape",
+        "dialog.summarize.back": "escape",
+        "fork_picker.cancel": "escape", "fork_picker.help": "f1",
+        "help.close": "escape,f1,q",
+        "inspector.close": "escape", "inspector.commit": "enter", "inspector.go": "g", "inspector.next": "tab",
+        "inspector.undo": "u",
+        "main.cancel": "escape", "main.compact": "f8", "main.model": "f6", "main.new": "ctrl+n",
+        "main.open_tree": "f3", "main.resume": "f7", "main.settings": "f5", "main.toggle_chat_view": "f9",
+        "main.toggle_timeline": "f4", "main.toggle_tree": "f2",
+        "model_picker.cancel": "escape", "model_picker.down": "down", "model_picker.help": "f1",
+        "model_picker.page_down": "pagedown", "model_picker.page_up": "pageup", "model_picker.up": "up",
+        "prompt.complete": "tab", "prompt.newline": "shift+enter,ctrl+j", "prompt.select_all": "alt+a",
+        "prompt.submit": "enter",
+        "session_picker.cancel": "escape", "session_picker.down": "down", "session_picker.help": "f1",
+        "session_picker.page_down": "pagedown", "session_picker.page_up": "pageup", "session_picker.up": "up",
+        "settings.close": "escape", "settings.discard.no": "n,escape", "settings.discard.yes": "y",
+        "settings.help": "f1", "settings.save": "ctrl+s", "settings.target": "ctrl+t",
+        "timeline.apply_to_session": "ctrl+s", "timeline.cancel": "escape", "timeline.compact_now": "enter",
+        "timeline.inspect": "ctrl+o", "timeline.jump_boundary": "ctrl+f", "timeline.keep_down": "minus",
+        "timeline.keep_down_big": "less_than_sign", "timeline.keep_up": "plus",
+        "timeline.keep_up_big": "greater_than_sign", "timeline.newer_compaction": "up",
+        "timeline.next_segment": "right", "timeline.older_compaction": "down", "timeline.preview": "ctrl+g",
+        "timeline.previous_segment": "left", "timeline.reserve_down": "left_square_bracket",
+        "timeline.reserve_down_big": "left_curly_bracket", "timeline.reserve_up": "right_square_bracket",
+        "timeline.reserve_up_big": "right_curly_bracket", "timeline.reset_what_if": "ctrl+r",
+        "timeline.switch_strategy": "ctrl+t", "timeline.toggle": "space",
+        "tree.close": "f3", "tree.down": "down", "tree.escape": "escape", "tree.filter.all": "ctrl+a",
+        "tree.filter.default": "ctrl+d", "tree.filter.labeled_only": "ctrl+l", "tree.filter.next": "ctrl+o",
+        "tree.filter.no_tools": "ctrl+t", "tree.filter.previous": "ctrl+shift+o", "tree.filter.user_only": "ctrl+u",
+        "tree.first": "home", "tree.fold_or_up": "ctrl+left,alt+left", "tree.help": "f1", "tree.inspect": "I,shift+i",
+        "tree.label": "L,shift+l", "tree.label_times": "T,shift+t", "tree.last": "end", "tree.navigate": "enter",
+        "tree.page_down": "right,pagedown,ctrl+f", "tree.page_up": "left,pageup,ctrl+b",
+        "tree.search.backspace": "backspace", "tree.uncompact": "U,shift+u",
+        "tree.unfold_or_down": "ctrl+right,alt+right", "tree.up": "up",
+}  # fmt: skip
+BINDING_IDS = frozenset(DEFAULT_KEYS)
 
 # Textual's built-in themes (kompakt registers none of its own).
 THEMES = frozenset(
@@ -125,11 +137,24 @@ _BUTTON_ROW = "dialog.buttons"
 _MAIN_PANES = frozenset({"chat", "prompt", "timeline", "tree"})
 
 
+# Bindings of one pane that are never in force together: each lives on a widget the other is not on (a
+# fold row is not a message; only a user message can be edited, and a compaction divider inspected).
+_APART = frozenset(
+    frozenset(pair)
+    for pair in (
+        ("chat.fold", "chat.copy"), ("chat.fold", "chat.edit"), ("chat.fold", "chat.inspect"),
+        ("chat.edit", "chat.inspect"),
+    )
+)  # fmt: skip
+
+
 def _live_together(first: str, second: str, priority: frozenset[str] = frozenset()) -> bool:
     """Whether two bindings are in force at once on the same level, so that one key cannot serve both:
     the same screen or pane, or the app's (on every screen), or a ``priority`` main-screen binding and a
     pane's (the priority one always wins). Otherwise a pane's key over a main-screen one is Textual's
     layering, which the defaults use too (Esc cancels in the timeline and on the screen)."""
+    if frozenset((first, second)) in _APART:
+        return False
     scopes = {_binding_scope(first), _binding_scope(second)}
     if _BUTTON_ROW in scopes:
         return all(scope.startswith("dialog.") or scope in ("settings.discard", "app") for scope in scopes)
@@ -143,18 +168,39 @@ def _key_identity(key: str) -> str:
     return "+".join([*(m.lower() for m in modifiers), name if len(name) == 1 else name.lower()])
 
 
+def _typed(key: str) -> bool:
+    """Whether a key is one that typing sends: a character, with Shift at most (``q``, ``Q``, ``shift+q``,
+    ``plus``, ``space``), not an F-key or a key with Ctrl or Alt."""
+    *modifiers, name = key.split("+")
+    if set(modifiers) - {"shift"}:
+        return False
+    if len(name) == 1:
+        return True
+    if name in _NAMED_KEYS:
+        return name == "space"
+    return True  # a character named by its Unicode name (question_mark, full_stop)
+
+
 def keymap_clashes(keymap: dict[str, str]) -> list[str]:
     """One line per key that a ``[keymap]`` override takes from a binding in force at the same time: another
-    override's, or the default key of an app or main-screen binding (tui/actions.py) it does not move."""
+    override's, or the default key of a binding it does not move (:data:`DEFAULT_KEYS`). A priority binding
+    (the app's and the main screen's F-keys) may not take a key that typing sends: it would fire from the
+    prompt."""
     from tui.actions import ACTIONS
 
-    defaults = {action.binding_id: action.key for action in ACTIONS if action.binding_id and action.key}
     priority = frozenset(action.binding_id for action in ACTIONS if action.binding_id and action.priority)
     taken: dict[str, list[str]] = {}
-    for binding_id, keys in {**defaults, **keymap}.items():
+    for binding_id, keys in {**DEFAULT_KEYS, **keymap}.items():
         for key in dict.fromkeys(_key_identity(key) for key in keys.split(",")):
             taken.setdefault(key, []).append(binding_id)
-    clashes = []
+    clashes = [
+        f"{binding_id} takes the key {key!r} from typing (it works even in the prompt): give it a modifier "
+        "or an F-key"
+        for binding_id in keymap
+        if binding_id in priority
+        for key in dict.fromkeys(_key_identity(key) for key in keymap[binding_id].split(","))
+        if _typed(key)
+    ]
     for key, ids in taken.items():
         for index, first in enumerate(ids):
             for second in ids[index + 1 :]:
