@@ -614,8 +614,9 @@ async def test_moa_on_and_off_switch_the_window_the_screen_shows(tmp_path: Path,
 
 
 async def test_an_opened_group_makes_its_turn_taller_in_the_chat(tmp_path: Path) -> None:
-    """The chat's stream layout kept the group's collapsed height after the group and a reference opened
-    (as it did for an expanded compaction summary): the reference answer was hidden behind the reply."""
+    """The chat's stream layout kept an expanded compaction summary at its collapsed height (32c1539). A MoA
+    group and its references are plain collapsibles: opened, the turn must grow to show the answer above
+    the reply. (Checked when written: it did, so this guards the fix's reach, not a fault of its own.)"""
     store = SessionStore.create(tmp_path / "s.jsonl", cwd=str(tmp_path))
     path = stored_moa_path(store)
     app = MoaChatHost()
