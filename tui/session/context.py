@@ -254,7 +254,7 @@ def pruned_context(ctx: SessionContext, targets: Mapping[str, int]) -> SessionCo
     pruned = copy_context(ctx)
     for position, entry_id in enumerate(pruned.entry_ids):
         message = pruned.messages[position]
-        if entry_id in targets and message.get("role") == "toolResult":
+        if entry_id is not None and entry_id in targets and message.get("role") == "toolResult":
             pruned.messages[position] = pruned_tool_result(message, targets[entry_id])
     return pruned
 
