@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -432,13 +434,21 @@ def stored_moa_path(store: SessionStore) -> list[dict[str, Any]]:
     return store.get_branch()
 
 
-async def test_the_chat_group_renders_from_the_stored_entry(tmp_path: Path) -> None:
+@asynccontextmanager
+async def stored_moa_chat(tmp_path: Path) -> AsyncIterator[tuple[Any, ChatPane, list[dict[str, Any]]]]:
+    """A chat showing :func:`stored_moa_path`'s session: the pilot, the pane and the path."""
     store = SessionStore.create(tmp_path / "s.jsonl", cwd=str(tmp_path))
     path = stored_moa_path(store)
     app = MoaChatHost()
     async with app.run_test(size=(120, 40)) as pilot:
         pane = app.query_one(ChatPane)
         await pane.load_messages(path)
+        yield pilot, pane, path
+
+
+async def test_the_chat_group_renders_from_the_stored_entry(tmp_path: Path) -> None:
+    async with stored_moa_chat(tmp_path) as (pilot, pane, path):
+        app = pilot.app
         await until(
             pilot,
             lambda: (
@@ -617,12 +627,7 @@ async def test_an_opened_group_makes_its_turn_taller_in_the_chat(tmp_path: Path)
     """The chat's stream layout kept an expanded compaction summary at its collapsed height (32c1539). A MoA
     group and its references are plain collapsibles: opened, the turn must grow to show the answer above
     the reply. (Checked when written: it did, so this guards the fix's reach, not a fault of its own.)"""
-    store = SessionStore.create(tmp_path / "s.jsonl", cwd=str(tmp_path))
-    path = stored_moa_path(store)
-    app = MoaChatHost()
-    async with app.run_test(size=(120, 40)) as pilot:
-        pane = app.query_one(ChatPane)
-        await pane.load_messages(path)
+    async with stored_moa_chat(tmp_path) as (pilot, pane, _):
         await until(pilot, lambda: len(pane.query(ReferenceView)) == 2)
         group = pane.query_one(MoaGroup)
         group_collapsible = group.query_one(".moa--group", Collapsible)

@@ -15,45 +15,45 @@ from typing import Any
 
 # Every binding id and its default keys (the BINDINGS of tui/ and widgets/).
 DEFAULT_KEYS: dict[str, str] = {
-        "app.help": "f1", "app.quit": "ctrl+q",
-        "chat.copy": "ctrl+c", "chat.edit": "ctrl+e", "chat.fold": "enter", "chat.inspect": "enter",
-        "chat.next": "down", "chat.previous": "up",
-        "dialog.approval.allow": "y", "dialog.approval.deny": "n,escape", "dialog.buttons.left": "left",
-        "dialog.buttons.right": "right", "dialog.confirm.no": "n,escape", "dialog.confirm.yes": "y",
-        "dialog.editor.newline": "ctrl+j,shift+enter", "dialog.label.cancel": "escape",
-        "dialog.summarize.back": "escape",
-        "fork_picker.cancel": "escape", "fork_picker.help": "f1",
-        "help.close": "escape,f1,q",
-        "inspector.close": "escape", "inspector.commit": "enter", "inspector.go": "g", "inspector.next": "tab",
-        "inspector.undo": "u",
-        "main.cancel": "escape", "main.compact": "f8", "main.model": "f6", "main.new": "ctrl+n",
-        "main.open_tree": "f3", "main.resume": "f7", "main.settings": "f5", "main.toggle_chat_view": "f9",
-        "main.toggle_timeline": "f4", "main.toggle_tree": "f2",
-        "model_picker.cancel": "escape", "model_picker.down": "down", "model_picker.help": "f1",
-        "model_picker.page_down": "pagedown", "model_picker.page_up": "pageup", "model_picker.up": "up",
-        "prompt.complete": "tab", "prompt.newline": "shift+enter,ctrl+j", "prompt.select_all": "alt+a",
-        "prompt.submit": "enter",
-        "session_picker.cancel": "escape", "session_picker.down": "down", "session_picker.help": "f1",
-        "session_picker.page_down": "pagedown", "session_picker.page_up": "pageup", "session_picker.up": "up",
-        "settings.close": "escape", "settings.discard.no": "n,escape", "settings.discard.yes": "y",
-        "settings.help": "f1", "settings.save": "ctrl+s", "settings.target": "ctrl+t",
-        "timeline.apply_to_session": "ctrl+s", "timeline.cancel": "escape", "timeline.compact_now": "enter",
-        "timeline.inspect": "ctrl+o", "timeline.jump_boundary": "ctrl+f", "timeline.keep_down": "minus",
-        "timeline.keep_down_big": "less_than_sign", "timeline.keep_up": "plus",
-        "timeline.keep_up_big": "greater_than_sign", "timeline.newer_compaction": "up",
-        "timeline.next_segment": "right", "timeline.older_compaction": "down", "timeline.preview": "ctrl+g",
-        "timeline.previous_segment": "left", "timeline.reserve_down": "left_square_bracket",
-        "timeline.reserve_down_big": "left_curly_bracket", "timeline.reserve_up": "right_square_bracket",
-        "timeline.reserve_up_big": "right_curly_bracket", "timeline.reset_what_if": "ctrl+r",
-        "timeline.switch_strategy": "ctrl+t", "timeline.toggle": "space",
-        "tree.close": "f3", "tree.down": "down", "tree.escape": "escape", "tree.filter.all": "ctrl+a",
-        "tree.filter.default": "ctrl+d", "tree.filter.labeled_only": "ctrl+l", "tree.filter.next": "ctrl+o",
-        "tree.filter.no_tools": "ctrl+t", "tree.filter.previous": "ctrl+shift+o", "tree.filter.user_only": "ctrl+u",
-        "tree.first": "home", "tree.fold_or_up": "ctrl+left,alt+left", "tree.help": "f1", "tree.inspect": "I,shift+i",
-        "tree.label": "L,shift+l", "tree.label_times": "T,shift+t", "tree.last": "end", "tree.navigate": "enter",
-        "tree.page_down": "right,pagedown,ctrl+f", "tree.page_up": "left,pageup,ctrl+b",
-        "tree.search.backspace": "backspace", "tree.uncompact": "U,shift+u",
-        "tree.unfold_or_down": "ctrl+right,alt+right", "tree.up": "up",
+    "app.help": "f1", "app.quit": "ctrl+q",
+    "chat.copy": "ctrl+c", "chat.edit": "ctrl+e", "chat.fold": "enter", "chat.inspect": "enter",
+    "chat.next": "down", "chat.previous": "up",
+    "dialog.approval.allow": "y", "dialog.approval.deny": "n,escape", "dialog.buttons.left": "left",
+    "dialog.buttons.right": "right", "dialog.confirm.no": "n,escape", "dialog.confirm.yes": "y",
+    "dialog.editor.newline": "ctrl+j,shift+enter", "dialog.label.cancel": "escape",
+    "dialog.summarize.back": "escape",
+    "fork_picker.cancel": "escape", "fork_picker.help": "f1",
+    "help.close": "escape,f1,q",
+    "inspector.close": "escape", "inspector.commit": "enter", "inspector.go": "g", "inspector.next": "tab",
+    "inspector.undo": "u",
+    "main.cancel": "escape", "main.compact": "f8", "main.model": "f6", "main.new": "ctrl+n",
+    "main.open_tree": "f3", "main.resume": "f7", "main.settings": "f5", "main.toggle_chat_view": "f9",
+    "main.toggle_timeline": "f4", "main.toggle_tree": "f2",
+    "model_picker.cancel": "escape", "model_picker.down": "down", "model_picker.help": "f1",
+    "model_picker.page_down": "pagedown", "model_picker.page_up": "pageup", "model_picker.up": "up",
+    "prompt.complete": "tab", "prompt.newline": "shift+enter,ctrl+j", "prompt.select_all": "alt+a",
+    "prompt.submit": "enter",
+    "session_picker.cancel": "escape", "session_picker.down": "down", "session_picker.help": "f1",
+    "session_picker.page_down": "pagedown", "session_picker.page_up": "pageup", "session_picker.up": "up",
+    "settings.close": "escape", "settings.discard.no": "n,escape", "settings.discard.yes": "y",
+    "settings.help": "f1", "settings.save": "ctrl+s", "settings.target": "ctrl+t",
+    "timeline.apply_to_session": "ctrl+s", "timeline.cancel": "escape", "timeline.compact_now": "enter",
+    "timeline.inspect": "ctrl+o", "timeline.jump_boundary": "ctrl+f", "timeline.keep_down": "minus",
+    "timeline.keep_down_big": "less_than_sign", "timeline.keep_up": "plus",
+    "timeline.keep_up_big": "greater_than_sign", "timeline.newer_compaction": "up",
+    "timeline.next_segment": "right", "timeline.older_compaction": "down", "timeline.preview": "ctrl+g",
+    "timeline.previous_segment": "left", "timeline.reserve_down": "left_square_bracket",
+    "timeline.reserve_down_big": "left_curly_bracket", "timeline.reserve_up": "right_square_bracket",
+    "timeline.reserve_up_big": "right_curly_bracket", "timeline.reset_what_if": "ctrl+r",
+    "timeline.switch_strategy": "ctrl+t", "timeline.toggle": "space",
+    "tree.close": "f3", "tree.down": "down", "tree.escape": "escape", "tree.filter.all": "ctrl+a",
+    "tree.filter.default": "ctrl+d", "tree.filter.labeled_only": "ctrl+l", "tree.filter.next": "ctrl+o",
+    "tree.filter.no_tools": "ctrl+t", "tree.filter.previous": "ctrl+shift+o", "tree.filter.user_only": "ctrl+u",
+    "tree.first": "home", "tree.fold_or_up": "ctrl+left,alt+left", "tree.help": "f1", "tree.inspect": "I,shift+i",
+    "tree.label": "L,shift+l", "tree.label_times": "T,shift+t", "tree.last": "end", "tree.navigate": "enter",
+    "tree.page_down": "right,pagedown,ctrl+f", "tree.page_up": "left,pageup,ctrl+b",
+    "tree.search.backspace": "backspace", "tree.uncompact": "U,shift+u",
+    "tree.unfold_or_down": "ctrl+right,alt+right", "tree.up": "up",
 }  # fmt: skip
 BINDING_IDS = frozenset(DEFAULT_KEYS)
 
@@ -168,6 +168,11 @@ def _key_identity(key: str) -> str:
     return "+".join([*(m.lower() for m in modifiers), name if len(name) == 1 else name.lower()])
 
 
+def _key_identities(keys: str) -> list[str]:
+    """Each key of a key list once, in the form two spellings of one key share."""
+    return list(dict.fromkeys(_key_identity(key) for key in keys.split(",")))
+
+
 def _typed(key: str) -> bool:
     """Whether a key is one that typing sends: a character, with Shift at most (``q``, ``Q``, ``shift+q``,
     ``plus``, ``space``), not an F-key or a key with Ctrl or Alt."""
@@ -191,14 +196,14 @@ def keymap_clashes(keymap: dict[str, str]) -> list[str]:
     priority = frozenset(action.binding_id for action in ACTIONS if action.binding_id and action.priority)
     taken: dict[str, list[str]] = {}
     for binding_id, keys in {**DEFAULT_KEYS, **keymap}.items():
-        for key in dict.fromkeys(_key_identity(key) for key in keys.split(",")):
+        for key in _key_identities(keys):
             taken.setdefault(key, []).append(binding_id)
     clashes = [
         f"{binding_id} takes the key {key!r} from typing (it works even in the prompt): give it a modifier "
         "or an F-key"
         for binding_id in keymap
         if binding_id in priority
-        for key in dict.fromkeys(_key_identity(key) for key in keymap[binding_id].split(","))
+        for key in _key_identities(keymap[binding_id])
         if _typed(key)
     ]
     for key, ids in taken.items():
