@@ -38,6 +38,7 @@ from widgets.chat_history import (
     MoreRow,
     history_items,
 )
+from widgets.chat_messages import MessageHeader
 
 SIZE = (120, 40)
 
@@ -99,6 +100,28 @@ def test_the_folds_are_what_each_compaction_summarised_and_the_divider_says_what
     # pi's entries carry no details: the facts it lacks are left out, tokens after are estimated.
     assert divider_text(first).startswith("compacted 6 messages · 5.0k → ")
     assert "threshold" not in divider_text(first) and " s" not in divider_text(first)[-3:]
+    store.close()
+
+
+def test_a_folds_messages_are_built_only_when_asked_for_and_are_the_summarised_run(tmp_path):
+    """Most of a long session is folded: the history view builds a fold's items when it is opened (or
+    searched), not with the view, and then they are the summarised run, dimmed, in path order."""
+    path, names = two_compactions(tmp_path)
+    store = SessionStore.open(path)
+    branch = store.get_branch()
+    items = history_items(branch)
+    states = [i.row.state for i in items if i.row is not None and i.row.kind == "fold"]
+    assert len(states) == 2 and all(s is not None and s._items is None for s in states)
+    shown = [i.entry_id for i in items if i.row is None]
+    assert names["oldest"] not in shown and shown[-1] == names["after"]
+    first = states[0]
+    assert first is not None
+    folded = [i for i in first.items if i.row is None]
+    fold = history_layout(branch).folds[0]
+    expected = [e["id"] for e in branch[fold.start : fold.end] if e["type"] == "message"]
+    assert [i.entry_id for i in folded] == expected and expected[0] == names["oldest"]
+    assert all(i.summarised for i in folded)
+    assert states[1] is not None and states[1]._items is None  # the other one is still not built
     store.close()
 
 
@@ -240,8 +263,9 @@ async def test_enter_on_a_divider_opens_the_inspector_on_that_compaction(tmp_pat
         # The divider's "inspect" word does the same with a click.
         latest = next(w for w in chat.message_widgets if w.entry_id == names["second"])
         chat.scroll_to_widget(latest, top=True, animate=False, immediate=True)
-        await wait_until_drawn(pilot, latest.query(".-inspect").first())
-        await pilot.click(latest.query(".-inspect").first())
+        header = latest.query_one(MessageHeader)
+        await wait_until_drawn(pilot, header)
+        await pilot.click(header, offset=header.word_offset("inspect"))
         view = await wait_until(
             pilot, lambda: app.screen if isinstance(app.screen, CompactionInspector) else None, "by a click"
         )

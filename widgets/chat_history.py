@@ -4,15 +4,16 @@
 with each compaction's summarised run (:func:`tui.compaction.history.history_layout`) replaced by a
 divider (what happened, and the summary card; Enter opens the inspector) and a fold row (Enter or a
 click shows the summarised messages, dimmed, a chunk at a time). The summarised messages are built
-as items but mounted only when their fold is opened. The latest compaction's ``firstKeptEntryId`` is a
+as items only when something asks for them (a fold opened, a search, a jump to an entry): on a long
+session most of the path is folded, and building it all cost a 10k-entry session's first frame 15-20 ms. The latest compaction's ``firstKeptEntryId`` is a
 ▼ line where the kept region starts, and each compaction entry leaves a ◆ mark where it was written.
 Text from the session is sanitised and never parsed as markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
@@ -35,14 +36,22 @@ ROW_ROLE = "kompakt.historyRow"  # the role of a row item's placeholder message 
 
 @dataclass(eq=False)
 class FoldState:
-    """A fold's summarised messages (built, not mounted) and how many of them the pane shows now."""
+    """A fold's summarised messages (built when first asked for, not mounted) and how many the pane shows."""
 
     fold: CompactionFold
-    items: list[ChatItem] = field(default_factory=list)
+    build: Callable[[], list[ChatItem]] | None = None  # makes ``items`` (once); None: the fold is empty
     shown: int = 0
     expanded: bool = False
     fold_item: ChatItem | None = None  # the fold row's item in the pane
     more_item: ChatItem | None = None  # the "more" row below a shown chunk, once there is one
+    _items: list[ChatItem] | None = None
+
+    @property
+    def items(self) -> list[ChatItem]:
+        if self._items is None:
+            build, self.build = self.build, None
+            self._items = build() if build is not None else []
+        return self._items
 
 
 @dataclass(eq=False)
@@ -66,24 +75,36 @@ def history_items(path: Sequence[Entry]) -> list[ChatItem]:
     from widgets.chat_pane import paired_items
 
     layout = history_layout(path)
-    per_entry = paired_items(path, compaction_marks=True)
     folds_at: dict[int, list[CompactionFold]] = {}
+    folded = [False] * len(path)
     for fold in layout.folds:
         folds_at.setdefault(fold.start, []).append(fold)
+        folded[fold.start : fold.end] = [True] * (fold.end - fold.start)
     marks = {fold.index: fold for fold in layout.folds}
     latest = layout.latest
     boundary = latest.kept_from if latest is not None else None
+    # What is drawn unfolded, paired now (a tool result joins its call across a fold, as the path has it);
+    # each fold pairs its own messages when it is built.
+    shown = [i for i in range(len(path)) if not folded[i]]
+    per_entry = dict(zip(shown, paired_items([path[i] for i in shown], compaction_marks=True), strict=True))
 
-    def entry_items(begin: int, end: int, fold: CompactionFold | None = None) -> list[ChatItem]:
-        out: list[ChatItem] = []
-        for i in range(begin, end):
-            if i in marks:
-                out.append(row_item("mark", marks[i]))
-            item = per_entry[i]
-            if item is not None:
-                item.summarised = fold is not None and fold.summarises(path[i])  # else kept (pinned)
-                out.append(item)
-        return out
+    def entry_item(i: int, item: ChatItem | None, out: list[ChatItem]) -> None:
+        if i in marks:
+            out.append(row_item("mark", marks[i]))
+        if item is not None:
+            out.append(item)
+
+    def fold_items(fold: CompactionFold) -> Callable[[], list[ChatItem]]:
+        def build() -> list[ChatItem]:
+            out: list[ChatItem] = []
+            run = path[fold.start : fold.end]
+            for i, item in enumerate(paired_items(run, compaction_marks=True), fold.start):
+                if item is not None:
+                    item.summarised = fold.summarises(path[i])  # else kept (pinned)
+                entry_item(i, item, out)
+            return out
+
+        return build
 
     items: list[ChatItem] = []
     i = 0
@@ -91,14 +112,14 @@ def history_items(path: Sequence[Entry]) -> list[ChatItem]:
         starting = folds_at.pop(i, None)
         if starting:  # a fold that ends where the next one starts: that one is drawn next round
             for fold in starting:
-                state = FoldState(fold, entry_items(fold.start, fold.end, fold))
+                state = FoldState(fold, fold_items(fold) if fold.end > fold.start else None)
                 state.fold_item = row_item("fold", fold, state)
                 items += [row_item("divider", fold), state.fold_item]
                 i = max(i, fold.end)
             continue
         if i == boundary and latest is not None:
             items.append(row_item("boundary", latest))
-        items += entry_items(i, i + 1)
+        entry_item(i, per_entry.get(i), items)
         i += 1
     for folds in folds_at.values():  # folds that start at the end of the path (nothing after them)
         for fold in folds:
@@ -141,8 +162,7 @@ class CompactionDivider(ChatMessage):
     DEFAULT_CSS = """
     CompactionDivider {
         border-left: none; border-top: heavy $warning 60%; padding: 0 1;
-        & > .message--header { height: auto; }
-        & > .message--header > .message--title { color: $warning; text-wrap: wrap; }
+        & > MessageHeader > .message--title { color: $warning; }
         & > Collapsible { background: transparent; border-top: none; padding: 0; }
         & CollapsibleTitle { color: $warning 80%; }
         & Collapsible > Contents { padding: 0 0 0 2; }
@@ -158,6 +178,7 @@ What a compaction did: the messages it summarised (folded below), tokens before 
         Binding("enter", "inspect", "Inspect", id="chat.inspect"),
     ]
     ACTIONS = ("inspect", "copy")
+    HEADER_WRAPS = True
 
     class InspectRequested(TextualMessage):
         """Open the compaction inspector on ``compaction_id``."""
