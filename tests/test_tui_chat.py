@@ -22,6 +22,7 @@ from widgets.chat_messages import (
     ChatMessage,
     CompactionSummaryMessage,
     CustomMessage,
+    MessageHeader,
     ToolCallView,
     ToolResultMessage,
     UserMessage,
@@ -520,8 +521,9 @@ async def test_copy_with_key_and_click() -> None:
         user, assistant = app.pane.message_widgets
         user.focus()
         await pilot.press("ctrl+c")
-        await wait_until_drawn(pilot, assistant.query_one(".-copy"))
-        await pilot.click(assistant.query_one(".-copy"))
+        header = assistant.query_one(MessageHeader)
+        await wait_until_drawn(pilot, header)
+        await pilot.click(header, offset=header.word_offset("copy"))
         assert app.copied == ["copy me", "the answer"]
 
 
@@ -533,11 +535,13 @@ async def test_edit_and_resend_posts_edit_requested() -> None:
         user = app.pane.message_widgets[0]
         user.focus()
         await pilot.press("ctrl+e")
-        await wait_until_drawn(pilot, user.query_one(".-edit"))
-        await pilot.click(user.query_one(".-edit"))
+        header = user.query_one(MessageHeader)
+        await wait_until_drawn(pilot, header)
+        assert header.render().plain.endswith(" copy edit")
+        await pilot.click(header, offset=header.word_offset("edit"))
         await settle(pilot)
         assert [(e.entry_id, e.text) for e in app.edits] == [("00000001", "first try")] * 2
-        assert not app.pane.message_widgets[1].query(".-edit")
+        assert app.pane.message_widgets[1].query_one(MessageHeader).word_offset("edit") is None
 
 
 async def test_up_and_down_move_between_messages() -> None:

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
-from textual.events import Click, Key
+from textual.events import Key
+from textual.geometry import Offset
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
@@ -105,26 +106,75 @@ def type_through(widget: Widget, event: Key) -> None:
             return
 
 
-class _Affordance(Static):
-    """A small clickable word in a message header ("copy", "edit")."""
+class MessageHeader(Widget):
+    """A message's header line: its title (cut to fit, or wrapped) and, at the right, the small clickable
+    words of its actions ("copy", "edit"), each a link that runs the action on the message.
+
+    One widget, not a row of them: the first frame of a 10k-entry session drew ten headers, and as a
+    row of a title and an affordance widget each they cost it about 20 ms. An action the message refuses
+    (``check_action``: no edit & resend in a read-only session) is left out."""
 
     DEFAULT_CSS = """
-    _Affordance { width: auto; color: $text-muted; padding: 0 0 0 1; }
-    _Affordance:hover { color: $accent; text-style: underline; }
+    MessageHeader {
+        height: 1; color: $text-muted; text-wrap: nowrap;
+        link-color: $text-muted; link-background: transparent; link-style: none;
+        link-color-hover: $accent; link-background-hover: transparent; link-style-hover: underline;
+        &.-wrap { height: auto; text-wrap: wrap; }
+        & > .message--title { text-style: bold; color: $foreground; }
+    }
     """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"message--title"}
 
     class Pressed(TextualMessage):
         def __init__(self, action: str) -> None:
             super().__init__()
             self.action = action
 
-    def __init__(self, action: str) -> None:
-        super().__init__(Content(action), classes=f"-{action}")
-        self.action = action
+    def __init__(self, title: Content, actions: tuple[str, ...], *, wrap: bool = False) -> None:
+        super().__init__(classes="-wrap" if wrap else "")
+        self._title = title
+        self.actions = actions
 
-    def on_click(self, event: Click) -> None:
-        event.stop()
-        self.post_message(self.Pressed(self.action))
+    @property
+    def title(self) -> Content:
+        return self._title
+
+    @title.setter
+    def title(self, title: Content) -> None:
+        self._title = title
+        self.refresh(layout=self.has_class("-wrap"))
+
+    def shown_actions(self) -> list[str]:
+        message = self.parent
+        if not isinstance(message, Widget):
+            return []
+        return [action for action in self.actions if message.check_action(action, ()) is not False]
+
+    def word_offset(self, action: str) -> Offset | None:
+        """Where the word of ``action`` is in the header (to click it), or None when it is not shown."""
+        shown = self.shown_actions()
+        if action not in shown:
+            return None
+        x = self.size.width - sum(1 + len(word) for word in shown)
+        for word in shown[: shown.index(action)]:
+            x += 1 + len(word)
+        return Offset(x + 1, 0)
+
+    def render(self) -> Content:
+        words = Content("").join(
+            Content.from_markup(f" [@click=press('{action}')]{action}[/]") for action in self.shown_actions()
+        )
+        title = self._title.stylize(self.get_visual_style("message--title", partial=True))
+        room = self.size.width - words.cell_length
+        if title.cell_length <= room:
+            return title.pad_right(room - title.cell_length) + words
+        if self.has_class("-wrap"):  # the title wrapped in the room left of the words, as a column
+            first, *rest = title.wrap(max(room, 1)) or [Content("")]
+            return Content("\n").join([first.pad_right(room - first.cell_length) + words, *rest])
+        return title.truncate(max(room, 1), ellipsis=True) + words
+
+    def action_press(self, action: str) -> None:
+        self.post_message(self.Pressed(action))
 
 
 class ChatMessage(Vertical, can_focus=True):
@@ -134,8 +184,6 @@ class ChatMessage(Vertical, can_focus=True):
     ChatMessage {
         height: auto; margin: 0 0 1 0; padding: 0 1; border-left: wide $panel;
         &:focus { border-left: wide $accent; background: $boost; }
-        & > .message--header { height: 1; }
-        & > .message--header > .message--title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
         & .message--body { height: auto; }
         & .message--notice { color: $warning; }
         & .message--error { color: $error; }
@@ -172,11 +220,10 @@ class ChatMessage(Vertical, can_focus=True):
     def copy_text(self) -> str:
         return ""
 
+    HEADER_WRAPS = False  # the title wraps rather than being cut to one line
+
     def compose(self) -> ComposeResult:
-        with Horizontal(classes="message--header"):
-            yield Static(self.title(), classes="message--title")
-            for action in self.ACTIONS:
-                yield _Affordance(action)
+        yield MessageHeader(self.title(), self.ACTIONS, wrap=self.HEADER_WRAPS)
         yield from self.compose_body()
 
     def compose_body(self) -> ComposeResult:
@@ -189,8 +236,8 @@ class ChatMessage(Vertical, can_focus=True):
         self.app.copy_to_clipboard(sanitize(self.copy_text()))
         self.notify("Message copied to the clipboard", timeout=2)
 
-    @on(_Affordance.Pressed)
-    async def _affordance(self, event: _Affordance.Pressed) -> None:
+    @on(MessageHeader.Pressed)
+    async def _affordance(self, event: MessageHeader.Pressed) -> None:
         event.stop()
         await self.run_action(event.action)
 
@@ -198,7 +245,7 @@ class ChatMessage(Vertical, can_focus=True):
 class UserMessage(ChatMessage):
     DEFAULT_CSS = """
     UserMessage { border-left: wide $primary; background: $boost; }
-    UserMessage > .message--header > .message--title { color: $primary; }
+    UserMessage > MessageHeader > .message--title { color: $primary; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+e", "edit", "Edit & resend", id="chat.edit"),
@@ -397,7 +444,7 @@ class AssistantMessage(ChatMessage):
 
     DEFAULT_CSS = """
     AssistantMessage { border-left: wide $accent 50%; }
-    AssistantMessage > .message--header > .message--title { color: $accent; }
+    AssistantMessage > MessageHeader > .message--title { color: $accent; }
     """
 
     def __init__(
@@ -541,7 +588,7 @@ class AssistantMessage(ChatMessage):
             await self.remove_children([widget for _, widget in self._parts if widget.parent is self])
             self._parts = [(kind, self._part_widget(kind, payload)) for kind, payload in final]
             await self.mount_all([widget for _, widget in self._parts])
-        self.query_one(".message--title", Static).update(self.title())
+        self.query_one(MessageHeader).title = self.title()
         notices = list(self._notices())
         if notices:
             await self.mount_all(notices)
@@ -590,7 +637,7 @@ class BashMessage(ChatMessage):
 
     DEFAULT_CSS = """
     BashMessage { border-left: wide $success 50%; }
-    BashMessage > .message--header > .message--title { color: $success; }
+    BashMessage > MessageHeader > .message--title { color: $success; }
     BashMessage .bash--output { color: $text-muted; }
     BashMessage .bash--status { color: $text-muted; }
     BashMessage.-failed .bash--status { color: $error; }
@@ -633,7 +680,7 @@ class CustomMessage(ChatMessage):
 
     DEFAULT_CSS = """
     CustomMessage { border-left: wide $secondary; }
-    CustomMessage > .message--header > .message--title { color: $secondary; }
+    CustomMessage > MessageHeader > .message--title { color: $secondary; }
     """
 
     def title(self) -> Content:

@@ -36,6 +36,7 @@ from widgets.chat_messages import (
     OUTPUT_LINES,
     AssistantMessage,
     ChatMessage,
+    MessageHeader,
     error_line_message,
     message_widget,
     result_text,
@@ -174,7 +175,6 @@ class ChatPane(VerticalScroll):
     DEFAULT_CSS = """
     ChatPane { layout: stream; height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     ChatPane > .-summarised { opacity: 55%; }
-    ChatPane.-read-only UserMessage .-edit { display: none; }  /* no edit & resend in a read-only session */
     """
     HELP = """
 ## Chat
@@ -360,6 +360,12 @@ bottom or sending a message returns to the latest.
         if stream is None or stream.finished or stream.widget not in self.children:
             return None
         return stream.widget
+
+    def set_read_only(self, read_only: bool) -> None:
+        """A read-only session's messages offer no edit & resend (their headers leave the word out)."""
+        self.set_class(read_only, "-read-only")
+        for header in self.query(MessageHeader):
+            header.refresh()
 
     def clear(self, keep: ChatMessage | None = None) -> AwaitRemove:
         """Remove every message (but ``keep``); the lists are empty at once, the widgets gone when awaited."""

@@ -188,7 +188,7 @@ class MainScreen(LaidOutOnceScreen[None]):
         self._stop_listening = store.on_change(lambda: self.post_message(SessionChanged()))
         await self.draw_chat()
         self.prompt.disabled = opened.read_only
-        self.chat.set_class(opened.read_only, "-read-only")  # no edit & resend on its messages
+        self.chat.set_read_only(opened.read_only)  # no edit & resend on its messages
         self.prompt.placeholder = (
             f"Read-only: {store.path.name}"
             if opened.read_only
