@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Markdown
 
@@ -525,6 +527,32 @@ async def test_copy_with_key_and_click() -> None:
         await wait_until_drawn(pilot, header)
         await pilot.click(header, offset=header.word_offset("copy"))
         assert app.copied == ["copy me", "the answer"]
+
+
+async def test_a_header_cuts_or_wraps_its_title_and_keeps_its_words_at_the_right() -> None:
+    """One widget draws a message's header: a long title is cut with an ellipsis (or, on a compaction
+    divider, wrapped in a column) and the action words stay on its first line at the right edge."""
+
+    class Host(App):
+        def compose(self) -> ComposeResult:
+            yield MessageHeader(Content("You " + "said a lot " * 10), ("copy", "edit"))
+            yield MessageHeader(Content("━ compacted " + "many messages " * 8), ("inspect", "copy"), wrap=True)
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        cut, wrapped = app.query(MessageHeader)
+        await until(pilot, lambda: cut.size.width == 40 and wrapped.size.height > 1)
+        line = cut.render().plain
+        assert len(line) == 40 and line.endswith("… copy edit") and line.startswith("You said")
+        lines = wrapped.render().wrap(40)
+        assert wrapped.size.height == len(lines) > 2  # as tall as its text, no taller
+        assert lines[0].plain.endswith(" inspect copy") and len(lines[0].plain) == 40
+        assert "inspect" not in "".join(x.plain for x in lines[1:])
+        assert " ".join(x.plain.strip() for x in lines).startswith("━ compacted many messages")
+        # Measured at the width the layout asks about, not at its size so far (a chat's stream layout asks
+        # before the size is set: a divider measured at width 0 was one character wide and hundreds tall).
+        narrow = Size(24, 12)
+        assert wrapped.get_content_height(narrow, narrow, 24) == len(wrapped._content(24).wrap(24)) > len(lines)
 
 
 async def test_edit_and_resend_posts_edit_requested() -> None:

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.events import Key
-from textual.geometry import Offset
+from textual.geometry import Offset, Size
 from textual.message import Message as TextualMessage
 from textual.timer import Timer
 from textual.widget import Widget
@@ -161,13 +161,22 @@ class MessageHeader(Widget):
         return Offset(x + 1, 0)
 
     def render(self) -> Content:
+        return self._content(self.size.width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Laid out (height auto, when it wraps) before its size is set: measured at the width given.
+        return len(self._content(width).wrap(max(width, 1)))
+
+    def _content(self, width: int) -> Content:
         words = Content("").join(
             Content.from_markup(f" [@click=press('{action}')]{action}[/]") for action in self.shown_actions()
         )
         title = self._title.stylize(self.get_visual_style("message--title", partial=True))
-        room = self.size.width - words.cell_length
+        room = width - words.cell_length
         if title.cell_length <= room:
             return title.pad_right(room - title.cell_length) + words
+        if self.has_class("-wrap") and room < 12:
+            return title + words  # too narrow for a column: the words follow the title
         if self.has_class("-wrap"):  # the title wrapped in the room left of the words, as a column
             first, *rest = title.wrap(max(room, 1)) or [Content("")]
             return Content("\n").join([first.pad_right(room - first.cell_length) + words, *rest])
