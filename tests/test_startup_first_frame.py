@@ -133,6 +133,8 @@ async def test_collapsed_blocks_build_their_bodies_only_when_first_opened() -> N
         read, bash = message.query(ToolCallView)
         assert not list(message.query(ChunkedMarkdown)) and not list(message.query(".tool--args"))
         assert not (thinking.body_built or read.body_built or bash.body_built)
+        # Not even an empty Contents: a closed block is its title alone until it is first opened.
+        assert [type(w).__name__ for w in read.children] == ["CollapsibleTitle"]
         bash.set_args_text('{"command": "ls -')  # arrives (streams) while it is closed
         bash.set_result({"role": "toolResult", "toolCallId": "c2", "content": "total 0"})
         for block in (thinking, read, bash):

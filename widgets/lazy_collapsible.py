@@ -3,12 +3,14 @@
 A chat message's tool calls and thinking start collapsed, and most are never opened; their bodies (the
 arguments, the output, a Markdown with its blocks) were still made, styled and mounted with the message,
 about a fifth of the widgets of a long session's first screen (issue 13's start-up figure). A
-:class:`LazyCollapsible` mounts its title and an empty ``Contents``; :meth:`LazyCollapsible.build_body`
-runs once, when the block is first expanded, and its widgets go into ``Contents`` then.
+:class:`LazyCollapsible` mounts only its title; :meth:`LazyCollapsible.build_body` runs once, when the
+block is first expanded, and ``Contents`` with its widgets is mounted then (an empty ``Contents`` on each
+collapsed block was another widget to style and lay out per block: ~6 ms of a 10k session's first frame).
 """
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Collapsible
 
@@ -22,6 +24,12 @@ class LazyCollapsible(Collapsible):
     def body_built(self) -> bool:
         """Whether the body widgets exist (the block has been expanded once)."""
         return self._body_built
+
+    def compose(self) -> ComposeResult:
+        if self._body_built or not self.collapsed:
+            yield from super().compose()
+        else:
+            yield self._title
 
     def build_body(self) -> list[Widget]:
         """The widgets of the body (called once)."""
@@ -54,8 +62,10 @@ class LazyCollapsible(Collapsible):
             return None
         self._body_built = True
         body = self.build_body()
-        contents = next(iter(self.query_children(Collapsible.Contents)), None)
-        if contents is None:
+        if self._title.parent is not self:
             self._contents_list.extend(body)  # not composed yet: compose puts them in Contents
             return None
+        contents = next(iter(self.query_children(Collapsible.Contents)), None)
+        if contents is None:
+            return self.mount(Collapsible.Contents(*self._contents_list, *body), after=self._title)
         return contents.mount_all(body)
