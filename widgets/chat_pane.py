@@ -27,7 +27,6 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from tui.agent.moa_record import MoaRecord
-from tui.session.content import content_text
 from tui.session.context import entry_to_message
 from tui.session.entries import Entry, Message
 from widgets.assistant_stream import AssistantStream
@@ -37,6 +36,7 @@ from widgets.chat_messages import (
     AssistantMessage,
     ChatMessage,
     MessageHeader,
+    assistant_parts,
     error_line_message,
     message_widget,
     result_text,
@@ -117,9 +117,13 @@ def estimate_lines(item: ChatItem, width: int = 100) -> int:
     role = message.get("role")
     if item.row is not None or role in ("branchSummary", "compactionSummary"):
         return 2
-    if role == "assistant":
-        text = content_text(message.get("content"))
-        return 2 + text.count("\n") + len(text) // width + len(tool_call_ids(message))
+    if role == "assistant":  # the header and the margin; a text part and the blank row after it; a row
+        # per closed thinking or tool call block (counting them closer mounted a 10k session's first
+        # screen with 7 messages, not 10 of which 4 were above the view)
+        lines = 2
+        for kind, payload in assistant_parts(message):
+            lines += 2 + payload.count("\n") + len(payload) // width if kind == "text" else 1
+        return lines
     if role == "toolResult":
         text = result_text(message)
     elif role == "bashExecution":
