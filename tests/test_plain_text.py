@@ -2,8 +2,8 @@
 
 Hypothesis builds texts from words and the characters Markdown treats specially; every text that
 ``is_plain`` accepts must parse to paragraphs of literal text whose content is what ``PlainText``
-shows. Replies of plain text are drawn both ways in a chat pane and compared cell by cell (style
-included), and a session whose first screen is plain opens without importing markdown-it.
+shows. Replies of plain text are drawn both ways in a chat pane and compared cell by cell (colours
+and attributes included), and a session whose first screen is plain opens without importing markdown-it.
 """
 
 from __future__ import annotations
@@ -119,7 +119,21 @@ async def draw(replies: list[str], size: tuple[int, int]) -> tuple[list[list[obj
         messages[2].add_class("-summarised")
         await screen_settled(pilot)
         bodies = {type(widget).__name__ for m in messages for widget in m.query(".message--body")}
-        return [list(strip) for strip in rendered_strips(app)], bodies
+        return [seen_cells(strip) for strip in rendered_strips(app)], bodies
+
+
+def seen_cells(strip) -> list[tuple[object, ...]]:
+    """What each cell of a row looks like: its character, background, and (but on a blank) its colour and
+    attributes. Not what no one sees: a blank's foreground, the offsets kept for mouse selection."""
+    cells: list[tuple[object, ...]] = []
+    for segment in strip:
+        style = segment.style
+        for char in segment.text:
+            seen = None if style is None else (style.bgcolor,)
+            if char != " " and style is not None:
+                seen = (*seen, style.color, style.bold, style.italic, style.underline, style.dim, style.reverse)
+            cells.append((char, seen))
+    return cells
 
 
 @pytest.mark.parametrize("size", [(120, 40), (44, 40)], ids=["120x40", "44x40-wrapping"])

@@ -6,8 +6,8 @@ that Markdown (``gfm-like``, as the chat parses it) turns into paragraphs of lit
 ``PLAIN_MAX_CHARS``, in lines that start with a letter, end with no space and hold letters, digits,
 spaces and ``, ; : ' " ? ! ( ) -``, with a full stop only where no word follows it (nothing can be
 linkified). :class:`PlainText` shows those paragraphs as Markdown does (each paragraph's lines joined
-by a space, runs of spaces collapsed, a blank line below each paragraph, the Markdown's colour), with
-one widget per paragraph and one around them where ChunkedMarkdown has a chunk between the two.
+by a space, runs of spaces collapsed, a blank line below each paragraph, the Markdown's colour), in
+one widget.
 Anything else goes through Markdown; tests/test_plain_text.py compares the two renderings.
 """
 
@@ -16,9 +16,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from textual.app import ComposeResult
 from textual.content import Content
-from textual.widget import Widget
 from textual.widgets import Static
 
 # A line's characters after its first (a letter): word characters but "_", the punctuation Markdown leaves
@@ -49,32 +47,19 @@ def paragraphs(text: str) -> list[str]:
     ]
 
 
-class PlainParagraph(Static):
-    """One paragraph (a MarkdownParagraph's look: full width, a blank line below)."""
+class PlainText(Static):
+    """Plain reply text (:func:`is_plain`) laid out as ``ChunkedMarkdown`` lays out its one chunk: its
+    paragraphs with a blank line between them and one below the last (a MarkdownParagraph's bottom
+    margin), in one widget rather than one per paragraph inside a container, which was two widgets or
+    more per reply on a long session's first screen."""
 
-    @property
-    def select_container(self) -> Widget:
-        parent = self.parent
-        return parent if isinstance(parent, Widget) else self  # as a Markdown block's: its document
-
-
-class PlainText(Widget):
-    """Plain reply text (:func:`is_plain`) laid out as ``ChunkedMarkdown`` lays out its one chunk."""
-
-    # ChunkedMarkdown and its ChatMarkdown chunk in one widget (neither has a margin or padding), and
-    # Markdown > MarkdownParagraph.
     DEFAULT_CSS: ClassVar[str] = """
     PlainText {
-        layout: stream; height: auto; margin: 0; padding: 0; background: transparent;
-        color: $foreground; overflow-y: hidden;
-        & > PlainParagraph { width: 1fr; height: auto; margin: 0 0 1 0; }
+        width: 1fr; height: auto; margin: 0 0 1 0; padding: 0; background: transparent;
+        color: $foreground;
     }
     """
 
     def __init__(self, text: str, *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
+        super().__init__(Content("\n\n".join(paragraphs(text))), expand=True, classes=classes)
         self.source = text
-
-    def compose(self) -> ComposeResult:
-        for paragraph in paragraphs(self.source):
-            yield PlainParagraph(Content(paragraph), expand=True)
