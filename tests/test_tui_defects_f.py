@@ -116,7 +116,7 @@ async def test_the_chat_after_an_automatic_compaction_equals_a_fresh_load(
         # The chat's items are a fresh load's, and the mounted messages are their newest ones (a window).
         assert [item.entry_id for item in screen.chat.items] == fresh
         mounted = chat_ids(screen)
-        assert 0 < len(mounted) and mounted == fresh[len(fresh) - len(mounted) :]
+        assert mounted and mounted == fresh[len(fresh) - len(mounted) :]
         shown = [entry_id for entry_id in fresh if entry_id is not None]
         assert len(set(shown)) == len(shown)
         if view == "history":  # the compaction folded what it summarised, behind its divider
