@@ -555,6 +555,28 @@ async def test_a_header_cuts_or_wraps_its_title_and_keeps_its_words_at_the_right
         assert wrapped.get_content_height(narrow, narrow, 24) == len(wrapped._content(24).wrap(24)) > len(lines)
 
 
+async def test_line_breaks_in_a_model_or_tool_name_keep_the_header_and_the_block_one_row() -> None:
+    """QA: a model name with a newline (from any session file) put the header's second line, and with it
+    the "copy" word, out of the one-row header; a tool name with one made its closed block two rows."""
+    reply = f.assistant(
+        "ok", [f.tool_call("a\nb\rc", {})], model="evil\x1b[31m\nsecond line"
+    )
+    app = ChatHost()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.pane.load_messages(f.chain([reply]))
+        await settle(pilot)
+        (message,) = app.pane.message_widgets
+        header = message.query_one(MessageHeader)
+        await wait_until_drawn(pilot, header)
+        line = header.render().plain
+        assert "\n" not in line and line.startswith("Assistant · evil second line") and line.endswith(" copy")
+        await pilot.click(header, offset=header.word_offset("copy"))
+        assert app.copied == ["ok"]
+        view = message.query_one(ToolCallView)
+        await until(pilot, lambda: view.size.height == 1)
+        assert view.size.height == 1 and "a b c" in widget_text(app, view)
+
+
 async def test_edit_and_resend_posts_edit_requested() -> None:
     app = ChatHost()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -28,7 +28,7 @@ from textual.widgets import Static
 
 from tui.compaction.token_text import format_tokens, recorded_count
 from tui.session.content import content_text
-from tui.session.display import tool_call_label
+from tui.session.display import flat, tool_call_label
 from tui.session.entries import Message
 from tui.session.sanitize import sanitize
 from widgets.lazy_collapsible import LazyCollapsible
@@ -106,6 +106,18 @@ def type_through(widget: Widget, event: Key) -> None:
             return
 
 
+NARROW_ROOM = 12  # below this many columns left of its words, a wrapping title is no column: they follow it
+
+
+def _one_line(title: Content) -> Content:
+    """A title from the session (a model name, a custom type) with its line breaks as spaces: a second
+    line would push the action words out of a one-row header."""
+    plain = title.plain
+    if "\n" not in plain and "\r" not in plain:
+        return title
+    return Content(flat(plain))
+
+
 class MessageHeader(Widget):
     """A message's header line: its title (cut to fit, or wrapped) and, at the right, the small clickable
     words of its actions ("copy", "edit"), each a link that runs the action on the message.
@@ -132,7 +144,7 @@ class MessageHeader(Widget):
 
     def __init__(self, title: Content, actions: tuple[str, ...], *, wrap: bool = False) -> None:
         super().__init__(classes="-wrap" if wrap else "")
-        self._title = title
+        self._title = _one_line(title)
         self.actions = actions
 
     @property
@@ -141,7 +153,7 @@ class MessageHeader(Widget):
 
     @title.setter
     def title(self, title: Content) -> None:
-        self._title = title
+        self._title = _one_line(title)
         self.refresh(layout=self.has_class("-wrap"))
 
     def shown_actions(self) -> list[str]:
@@ -153,9 +165,9 @@ class MessageHeader(Widget):
     def word_offset(self, action: str) -> Offset | None:
         """Where the word of ``action`` is in the header (to click it), or None when it is not shown."""
         shown = self.shown_actions()
-        if action not in shown:
-            return None
         x = self.size.width - sum(1 + len(word) for word in shown)
+        if action not in shown or (self.has_class("-wrap") and x < NARROW_ROOM):
+            return None  # not shown, or (too narrow for a column) wherever the wrapped title ends
         for word in shown[: shown.index(action)]:
             x += 1 + len(word)
         return Offset(x + 1, 0)
@@ -175,7 +187,7 @@ class MessageHeader(Widget):
         room = width - words.cell_length
         if title.cell_length <= room:
             return title.pad_right(room - title.cell_length) + words
-        if self.has_class("-wrap") and room < 12:
+        if self.has_class("-wrap") and room < NARROW_ROOM:
             return title + words  # too narrow for a column: the words follow the title
         if self.has_class("-wrap"):  # the title wrapped in the room left of the words, as a column
             first, *rest = title.wrap(max(room, 1)) or [Content("")]
@@ -326,7 +338,8 @@ class ToolCallView(LazyCollapsible):
         return Content("" if self.result is None else truncate_output(result_text(self.result)))
 
     def _heading(self) -> Content:
-        label = tool_call_label(self.name_, self.args if isinstance(self.args, dict) else None)
+        # One row: a name or path from the session may hold line breaks (pi's label keeps them).
+        label = flat(tool_call_label(self.name_, self.args if isinstance(self.args, dict) else None))
         if self.result is None:
             status = " …"
         elif self.result.get("isError"):
