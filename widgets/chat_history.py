@@ -5,8 +5,9 @@ with each compaction's summarised run (:func:`tui.compaction.history.history_lay
 divider (what happened, and the summary card; Enter opens the inspector) and a fold row (Enter or a
 click shows the summarised messages, dimmed, a chunk at a time). The summarised messages are built
 as items only when something asks for them (a fold opened, a search, a jump to an entry): on a long
-session most of the path is folded, and building it all cost a 10k-entry session's first frame 15-20 ms. The latest compaction's ``firstKeptEntryId`` is a
-▼ line where the kept region starts, and each compaction entry leaves a ◆ mark where it was written.
+session most of the path is folded, and building it all cost a 10k-entry session's first frame
+15-20 ms. The latest compaction's ``firstKeptEntryId`` is a ▼ line where the kept region starts, and
+each compaction entry leaves a ◆ mark where it was written.
 Text from the session is sanitised and never parsed as markup.
 """
 

@@ -12,6 +12,7 @@ Markdown syntax goes through widgets/plain_text.py, which draws it the same with
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
@@ -109,6 +110,12 @@ def type_through(widget: Widget, event: Key) -> None:
 NARROW_ROOM = 12  # below this many columns left of its words, a wrapping title is no column: they follow it
 
 
+@lru_cache(maxsize=16)
+def _action_words(actions: tuple[str, ...]) -> Content:
+    """`` copy edit``: each word a link to the header's ``press`` action (parsed once per set of words)."""
+    return Content("").join(Content.from_markup(f" [@click=press('{a}')]{a}[/]") for a in actions)
+
+
 def _one_line(title: Content) -> Content:
     """A title from the session (a model name, a custom type) with its line breaks as spaces: a second
     line would push the action words out of a one-row header."""
@@ -180,9 +187,7 @@ class MessageHeader(Widget):
         return len(self._content(width).wrap(max(width, 1)))
 
     def _content(self, width: int) -> Content:
-        words = Content("").join(
-            Content.from_markup(f" [@click=press('{action}')]{action}[/]") for action in self.shown_actions()
-        )
+        words = _action_words(tuple(self.shown_actions()))
         title = self._title.stylize(self.get_visual_style("message--title", partial=True))
         room = width - words.cell_length
         if title.cell_length <= room:
